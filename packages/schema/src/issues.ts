@@ -1,0 +1,18 @@
+/** A finding of validation, located by a dot path ("targetSets.0.servers.1.weight"). */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+  severity: 'error' | 'warning';
+  /**
+   * Where the issue can be cured when it lies in another entity than its path: e.g. an
+   * unconfigured Active IPFE is cured at "options.ipfe.A2.address".
+   */
+  cause?: string;
+}
+
+export function joinPath(...parts: (string | number)[]): string {
+  return parts.filter((p) => p !== '').join('.');
+}
+
+export const errorsOf = (issues: ConfigIssue[]) => issues.filter((i) => i.severity === 'error');
+export const warningsOf = (issues: ConfigIssue[]) => issues.filter((i) => i.severity === 'warning');

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import {
+  addressOrCidr,
+  cidr,
+  hostName,
+  intInRange,
+  ipAddress,
+  simpleName,
+  typeError,
+} from './fields.ts';
+import {
+  APP_SERVER_ADDRESSES,
+  APP_SERVER_NAME_LENGTH,
+  INITIATOR_PORTS,
+  NAME_LENGTH,
+  PEER_NODE_GROUP_MEMBERS,
+} from './limits.ts';
+
+/** Network › XSI Networks */
+export const xsiNetworkSchema = z.strictObject({
+  name: simpleName('XSI network name', NAME_LENGTH),
+  cidr: cidr('Network'),
+});
+
+/** Network › Application Servers, as an operator types it: the port range is never typed. */
+export const appServerInputSchema = z.strictObject({
+  name: hostName('Application server name', APP_SERVER_NAME_LENGTH),
+  addresses: z
+    .array(ipAddress('Address'), {
+      error: typeError('Addresses', 'Addresses must be a list of IP addresses'),
+    })
+    .min(APP_SERVER_ADDRESSES.min, { error: 'An application server needs an address' })
+    .max(APP_SERVER_ADDRESSES.max, {
+      error: 'At most 2 addresses: a primary and a secondary (SCTP multihoming)',
+    }),
+});
+
+export const portRangeSchema = z.strictObject({
+  start: intInRange('Port range start', { min: INITIATOR_PORTS.start, max: INITIATOR_PORTS.end }),
+  end: intInRange('Port range end', { min: INITIATOR_PORTS.start, max: INITIATOR_PORTS.end }),
+});
+
+/** An application server as stored: with the Initiator Port Range the system allocated to it. */
+export const appServerSchema = appServerInputSchema.extend({
+  initiatorPortRange: portRangeSchema,
+});
+
+/** Network › Peer Node Groups */
+export const peerNodeGroupSchema = z.strictObject({
+  name: simpleName('Peer node group name', NAME_LENGTH),
+  members: z
+    .array(addressOrCidr('Member'), {
+      error: typeError('Members', 'Members must be a list of addresses or CIDRs'),
+    })
+    .min(PEER_NODE_GROUP_MEMBERS.min, { error: 'A peer node group needs at least one member' })
+    .max(PEER_NODE_GROUP_MEMBERS.max, {
+      error: `At most ${PEER_NODE_GROUP_MEMBERS.max} members`,
+    }),
+});
+
+export type XsiNetwork = z.output<typeof xsiNetworkSchema>;
+export type AppServerInput = z.input<typeof appServerInputSchema>;
+export type AppServer = z.output<typeof appServerSchema>;
+export type PortRange = z.output<typeof portRangeSchema>;
+export type PeerNodeGroup = z.output<typeof peerNodeGroupSchema>;

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { choice, intInRange, ipAddress, port } from './fields.ts';
+import {
+  AGENT_PORT_DEFAULT,
+  CONNECT_TIMEOUT_S,
+  CONNECT_TRY_INTERVAL_S,
+  FORWARDED_PORTS,
+  IMBALANCE_THRESHOLD_PCT,
+  LEAST_LOAD_THRESHOLD,
+  MATE_HEARTBEAT_PORT_DEFAULT,
+  MATE_INTERVAL_MS,
+  MATE_TIMEOUT_MIN_INTERVALS,
+  MATE_TIMEOUT_MS,
+  MONITOR_PROTOCOLS,
+  MONITORING_PORT_DEFAULT,
+  TCP_REJECT_OPTIONS,
+} from './limits.ts';
+import { MESSAGES } from './messages.ts';
+
+export const ipfeNodeSchema = z.strictObject({
+  address: ipAddress('IPFE address'),
+  agentPort: port('Agent port').default(AGENT_PORT_DEFAULT),
+});
+
+const slot = ipfeNodeSchema.nullable().default(null);
+
+const connectTimeout = z
+  .int({ error: `Connect timeout must be a whole number of seconds` })
+  .max(CONNECT_TIMEOUT_S.max, {
+    error: `Connect timeout must be from ${CONNECT_TIMEOUT_S.min} to ${CONNECT_TIMEOUT_S.max} seconds`,
+  })
+  .check((ctx) => {
+    if (ctx.value >= CONNECT_TIMEOUT_S.min) return;
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      message:
+        ctx.value === 1
+          ? `Connect timeout: ${MESSAGES.connectTimeoutTooShort}`
+          : `Connect timeout must be from ${CONNECT_TIMEOUT_S.min} to ${CONNECT_TIMEOUT_S.max} seconds`,
+    });
+  });
+
+/** IPFE › Configuration › Options: node addresses and the global options, in the source's sections. */
+export const optionsSchema = z
+  .strictObject({
+    ipfe: z.strictObject({ A1: slot, A2: slot, B1: slot, B2: slot }).prefault({}),
+    // Inter-IPFE Synchronization
+    mateHeartbeatPort: port('Mate heartbeat port').default(MATE_HEARTBEAT_PORT_DEFAULT),
+    mateIntervalMs: intInRange('Mate beacon interval (ms)', MATE_INTERVAL_MS).default(
+      MATE_INTERVAL_MS.default,
+    ),
+    mateTimeoutMs: intInRange('Mate timeout (ms)', MATE_TIMEOUT_MS).default(
+      MATE_TIMEOUT_MS.default,
+    ),
+    // Traffic Forwarding
+    tcpRejectOption: choice('TCP reject option', TCP_REJECT_OPTIONS).default('tcpReset'),
+    forwardedPorts: z
+      .array(port('Forwarded port'), { error: 'Forwarded ports must be a list of TCP ports' })
+      .min(FORWARDED_PORTS.min, { error: 'At least one forwarded port is needed' })
+      .max(FORWARDED_PORTS.max, { error: `At most ${FORWARDED_PORTS.max} forwarded ports` })
+      .default([...FORWARDED_PORTS.default]),
+    // Application Server Monitoring
+    monitorProtocol: choice('Monitoring protocol', MONITOR_PROTOCOLS).default('heartbeat'),
+    monitoringPort: port('Monitoring port').default(MONITORING_PORT_DEFAULT),
+    connectTimeoutS: connectTimeout.default(CONNECT_TIMEOUT_S.default),
+    connectTryIntervalS: intInRange('Connect try interval (s)', CONNECT_TRY_INTERVAL_S).default(
+      CONNECT_TRY_INTERVAL_S.default,
+    ),
+    // Packet Counting
+    leastLoadThreshold: intInRange(
+      'Least Load threshold (new connections/s)',
+      LEAST_LOAD_THRESHOLD,
+    ).default(LEAST_LOAD_THRESHOLD.default),
+    imbalanceThresholdPct: intInRange('Imbalance threshold (%)', IMBALANCE_THRESHOLD_PCT).default(
+      IMBALANCE_THRESHOLD_PCT.default,
+    ),
+  })
+  .superRefine((options, ctx) => {
+    if (options.mateTimeoutMs < MATE_TIMEOUT_MIN_INTERVALS * options.mateIntervalMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mateTimeoutMs'],
+        message: `Mate timeout must be at least ${MATE_TIMEOUT_MIN_INTERVALS} × the beacon interval (${MATE_TIMEOUT_MIN_INTERVALS * options.mateIntervalMs} ms)`,
+      });
+    }
+    const seen = new Set<number>();
+    options.forwardedPorts.forEach((p, i) => {
+      if (seen.has(p)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['forwardedPorts', i],
+          message: `Forwarded port ${p} is listed twice`,
+        });
+      }
+      seen.add(p);
+    });
+  });
+
+export type OptionsInput = z.input<typeof optionsSchema>;
+export type Options = z.output<typeof optionsSchema>;
+export type IpfeNode = z.output<typeof ipfeNodeSchema>;

@@ -1,0 +1,325 @@
+import type { Configuration } from './configuration.ts';
+import type { ConfigIssue } from './issues.ts';
+import { joinPath } from './issues.ts';
+import {
+  APP_SERVERS_MAX,
+  DELETE_AGE_S,
+  IPFE_SLOTS,
+  PEER_NODE_GROUPS_MAX,
+  XSI_NETWORKS_MAX,
+  type IpfeSlot,
+} from './limits.ts';
+import { MESSAGES } from './messages.ts';
+import { cidrContains, cidrsOverlap, ipFamily, isUnusableUnicast } from './net.ts';
+import type { TargetSet } from './target-set.ts';
+
+/**
+ * The rules that span entities (SPEC §2), as one function over the whole configuration. Each
+ * issue names the field it belongs to; where a rule ties two entities, the issue stands on the
+ * entity that refers (the Target Set) and `cause` points at the entity that can cure it.
+ */
+export function checkConfiguration(config: Configuration): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const add = (path: string, message: string, cause?: string) =>
+    issues.push({ path, message, severity: 'error', ...(cause ? { cause } : {}) });
+  const warn = (path: string, message: string) =>
+    issues.push({ path, message, severity: 'warning' });
+
+  checkOptions(config, add);
+  checkXsiNetworks(config, add);
+  checkAppServers(config, add);
+  checkPeerNodeGroups(config, add);
+  config.targetSets.forEach((ts, i) => checkTargetSet(config, i, ts, add, warn));
+  return issues;
+}
+
+type Add = (path: string, message: string, cause?: string) => void;
+type Warn = (path: string, message: string) => void;
+
+const slotLabel = (slot: IpfeSlot) => `IPFE ${slot}`;
+
+function onXsiNetwork(config: Configuration, address: string): boolean {
+  return config.xsiNetworks.some((n) => cidrContains(n.cidr, address));
+}
+
+/** Flags the second and later occurrences of each key. */
+function flagDuplicates<T>(
+  items: T[],
+  key: (item: T) => string,
+  report: (index: number, firstIndex: number) => void,
+) {
+  const first = new Map<string, number>();
+  items.forEach((item, i) => {
+    const k = key(item);
+    const seen = first.get(k);
+    if (seen === undefined) first.set(k, i);
+    else report(i, seen);
+  });
+}
+
+function checkOptions(config: Configuration, add: Add) {
+  const addresses = new Map<string, IpfeSlot>();
+  for (const slot of IPFE_SLOTS) {
+    const node = config.options.ipfe[slot];
+    if (!node) continue;
+    const path = joinPath('options.ipfe', slot, 'address');
+    const other = addresses.get(node.address);
+    if (other) add(path, `${node.address} is already the address of ${slotLabel(other)}`);
+    else addresses.set(node.address, slot);
+    if (isUnusableUnicast(node.address)) add(path, `${node.address} is not a unicast address`);
+  }
+}
+
+function checkXsiNetworks(config: Configuration, add: Add) {
+  const nets = config.xsiNetworks;
+  nets.forEach((net, i) => {
+    if (i >= XSI_NETWORKS_MAX)
+      add(`xsiNetworks.${i}.name`, `At most ${XSI_NETWORKS_MAX} XSI networks`);
+  });
+  flagDuplicates(
+    nets,
+    (n) => n.name.toLowerCase(),
+    (i) => add(`xsiNetworks.${i}.name`, `An XSI network named ${nets[i]!.name} already exists`),
+  );
+  nets.forEach((net, i) => {
+    for (let j = 0; j < i; j++) {
+      const other = nets[j]!;
+      if (cidrsOverlap(net.cidr, other.cidr)) {
+        add(
+          `xsiNetworks.${i}.cidr`,
+          `${net.cidr} overlaps XSI network ${other.name} (${other.cidr})`,
+        );
+        break;
+      }
+    }
+  });
+}
+
+function checkAppServers(config: Configuration, add: Add) {
+  const servers = config.appServers;
+  servers.forEach((s, i) => {
+    if (i >= APP_SERVERS_MAX) {
+      add(
+        `appServers.${i}.name`,
+        `At most ${APP_SERVERS_MAX} application servers (one Initiator Port Range each)`,
+      );
+    }
+  });
+  flagDuplicates(
+    servers,
+    (s) => s.name.toLowerCase(),
+    (i) =>
+      add(`appServers.${i}.name`, `An application server named ${servers[i]!.name} already exists`),
+  );
+  flagDuplicates(
+    servers,
+    (s) => `${s.initiatorPortRange.start}-${s.initiatorPortRange.end}`,
+    (i, first) =>
+      add(
+        `appServers.${i}.initiatorPortRange`,
+        `Initiator Port Range is already allocated to ${servers[first]!.name}`,
+      ),
+  );
+  const owner = new Map<string, string>();
+  const tsaUsers = tsaAddresses(config);
+  servers.forEach((server, i) => {
+    server.addresses.forEach((address, a) => {
+      const path = `appServers.${i}.addresses.${a}`;
+      if (server.addresses.indexOf(address) !== a) {
+        add(path, `${address} is listed twice`);
+        return;
+      }
+      const other = owner.get(address);
+      if (other) add(path, `${address} is already an address of application server ${other}`);
+      else owner.set(address, server.name);
+      if (isUnusableUnicast(address)) add(path, `${address} is not a unicast address`);
+      if (!onXsiNetwork(config, address))
+        add(path, `${address} ${MESSAGES.notOnXsi}`, 'xsiNetworks');
+      const tsa = tsaUsers.get(address);
+      if (tsa) add(path, `${address} is already the ${tsa}`);
+    });
+  });
+}
+
+function checkPeerNodeGroups(config: Configuration, add: Add) {
+  const groups = config.peerNodeGroups;
+  groups.forEach((g, i) => {
+    if (i >= PEER_NODE_GROUPS_MAX) {
+      add(`peerNodeGroups.${i}.name`, `At most ${PEER_NODE_GROUPS_MAX} peer node groups`);
+    }
+    flagDuplicates(
+      g.members,
+      (m) => m,
+      (m) => add(`peerNodeGroups.${i}.members.${m}`, `${g.members[m]} is listed twice`),
+    );
+  });
+  flagDuplicates(
+    groups,
+    (g) => g.name.toLowerCase(),
+    (i) =>
+      add(`peerNodeGroups.${i}.name`, `A peer node group named ${groups[i]!.name} already exists`),
+  );
+}
+
+/** Every TSA address with a description of its user ("Target Set 2 primary address"). */
+function tsaAddresses(config: Configuration): Map<string, string> {
+  const users = new Map<string, string>();
+  for (const ts of config.targetSets) {
+    users.set(ts.primary.address, `Target Set ${ts.number} primary address`);
+    if (ts.secondary) users.set(ts.secondary.address, `Target Set ${ts.number} secondary address`);
+  }
+  return users;
+}
+
+function checkTargetSet(config: Configuration, i: number, ts: TargetSet, add: Add, warn: Warn) {
+  const at = (...parts: (string | number)[]) => joinPath('targetSets', i, ...parts);
+  const earlier = config.targetSets.slice(0, i);
+  const others = config.targetSets.filter((_, j) => j !== i);
+
+  if (earlier.some((o) => o.number === ts.number)) {
+    add(at('number'), `Target Set ${ts.number} already exists`);
+  }
+
+  checkPublicAddress(config, ts, 'primary', at, add);
+  if (ipFamily(ts.primary.address) !== ts.family) {
+    add(
+      at('primary.address'),
+      `${ts.primary.address} is not an ${familyLabel(ts.family)} address (this is an ${familyLabel(ts.family)} Target Set)`,
+    );
+  }
+  if (ts.secondary) {
+    checkPublicAddress(config, ts, 'secondary', at, add);
+    if (ts.secondary.address === ts.primary.address) {
+      add(at('secondary.address'), 'The secondary address must differ from the primary address');
+    }
+    if (ts.secondary.activeIpfe === ts.primary.activeIpfe) {
+      warn(at('secondary.activeIpfe'), MESSAGES.secondaryShouldComplement);
+    }
+  }
+
+  if (ts.deleteAgeSeconds < DELETE_AGE_S.default)
+    warn(at('deleteAgeSeconds'), MESSAGES.deleteAgeInadvisable);
+  if (ts.algorithm === 'leastLoad' && config.options.monitorProtocol !== 'heartbeat') {
+    add(at('algorithm'), MESSAGES.leastLoadNeedsHeartbeat, 'options.monitorProtocol');
+  }
+
+  checkIpList(config, ts, at, add);
+
+  const listed = new Set(ts.servers.map((s) => s.address));
+  for (const other of others) {
+    const otherList = new Set(other.servers.map((s) => s.address));
+    const shared = [...listed].filter((a) => otherList.has(a));
+    const identical = shared.length === listed.size && shared.length === otherList.size;
+    if (shared.length > 0 && !identical) {
+      add(
+        at('servers'),
+        `The IP list partly overlaps the IP list of Target Set ${other.number} (shared: ${shared.join(', ')}); two lists must be identical or disjoint`,
+      );
+    }
+  }
+}
+
+const familyLabel = (family: 'ipv4' | 'ipv6') => (family === 'ipv4' ? 'IPv4' : 'IPv6');
+
+function checkPublicAddress(
+  config: Configuration,
+  ts: TargetSet,
+  which: 'primary' | 'secondary',
+  at: (...parts: (string | number)[]) => string,
+  add: Add,
+) {
+  const entry = ts[which];
+  if (!entry) return;
+  const { address, activeIpfe } = entry;
+  const path = at(which, 'address');
+  if (isUnusableUnicast(address)) add(path, `${address} is not a unicast address`);
+  if (!onXsiNetwork(config, address)) add(path, `${address} ${MESSAGES.notOnXsi}`, 'xsiNetworks');
+  for (const other of config.targetSets) {
+    if (other === ts) continue;
+    if (other.primary.address === address || other.secondary?.address === address) {
+      add(path, `${address} is already used by Target Set ${other.number}`);
+    }
+  }
+  const server = config.appServers.find((s) => s.addresses.includes(address));
+  if (server)
+    add(path, `${address} is an address of application server ${server.name}`, 'appServers');
+  const ipfe = IPFE_SLOTS.find((slot) => config.options.ipfe[slot]?.address === address);
+  if (ipfe)
+    add(path, `${address} is the address of ${slotLabel(ipfe)}`, `options.ipfe.${ipfe}.address`);
+  if (!config.options.ipfe[activeIpfe]) {
+    add(
+      at(which, 'activeIpfe'),
+      `${slotLabel(activeIpfe)} is not configured. ${MESSAGES.configureIpfe}`,
+      `options.ipfe.${activeIpfe}.address`,
+    );
+  }
+}
+
+function checkIpList(
+  config: Configuration,
+  ts: TargetSet,
+  at: (...parts: (string | number)[]) => string,
+  add: Add,
+) {
+  const family = ts.family;
+  const secondaryFamily = ts.secondary ? ipFamily(ts.secondary.address) : null;
+  flagDuplicates(
+    ts.servers,
+    (s) => s.address,
+    (r) => add(at('servers', r, 'address'), `${ts.servers[r]!.address} is listed twice`),
+  );
+  ts.servers.forEach((row, r) => {
+    const server = config.appServers.find((s) => s.addresses.includes(row.address));
+    if (!server) {
+      add(
+        at('servers', r, 'address'),
+        `${row.address} is not an application server address`,
+        'appServers',
+      );
+    }
+    if (ipFamily(row.address) !== family) {
+      add(
+        at('servers', r, 'address'),
+        `${row.address} is not an ${familyLabel(family)} address, like the Target Set address`,
+      );
+    }
+    const secondaryPath = at('servers', r, 'secondaryAddress');
+    if (!ts.secondary) {
+      if (row.secondaryAddress !== null) {
+        add(secondaryPath, 'Leave empty: the Target Set has no secondary address');
+      }
+      return;
+    }
+    if (row.secondaryAddress === null) {
+      add(secondaryPath, 'Required: the Target Set has a secondary address');
+      return;
+    }
+    if (row.secondaryAddress === row.address) {
+      add(secondaryPath, 'The secondary IP address must differ from the IP address');
+    } else if (server && !server.addresses.includes(row.secondaryAddress)) {
+      add(
+        secondaryPath,
+        `${row.secondaryAddress} is not an address of application server ${server.name}`,
+        'appServers',
+      );
+    } else if (
+      !server &&
+      !config.appServers.some((s) => s.addresses.includes(row.secondaryAddress!))
+    ) {
+      add(
+        secondaryPath,
+        `${row.secondaryAddress} is not an application server address`,
+        'appServers',
+      );
+    }
+    if (secondaryFamily && ipFamily(row.secondaryAddress) !== secondaryFamily) {
+      add(
+        secondaryPath,
+        `${row.secondaryAddress} is not an ${familyLabel(secondaryFamily)} address, like the secondary Target Set address`,
+      );
+    }
+  });
+  if (!ts.disabled && ts.servers.length > 0 && ts.servers.every((s) => s.weight === 0)) {
+    add(at('servers'), MESSAGES.allWeightsZero);
+  }
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { choice, flag, intInRange, ipAddress, typeError } from './fields.ts';
+import {
+  ALGORITHMS,
+  ALLOWED_DEVIATION,
+  DELETE_AGE_S,
+  DESCRIPTION_LENGTH,
+  FACTOR,
+  FAMILIES,
+  IPFE_SLOTS,
+  PEER_NODE_THRESHOLD,
+  PROTOCOLS,
+  TARGET_SET_NUMBER,
+  TARGET_SET_SERVERS,
+  WEIGHT,
+} from './limits.ts';
+import { MESSAGES } from './messages.ts';
+
+export const targetSetNumber = intInRange('Target Set number', TARGET_SET_NUMBER);
+export const ipfeSlot = (label: string) => choice(label, IPFE_SLOTS);
+
+export const leastLoadSchema = z
+  .strictObject({
+    mpsFactor: intInRange('MPS Factor', FACTOR).default(FACTOR.default),
+    connectionCountFactor: intInRange('Connection Count Factor', FACTOR).default(FACTOR.default),
+    allowedDeviation: intInRange('Allowed Deviation', ALLOWED_DEVIATION).default(
+      ALLOWED_DEVIATION.default,
+    ),
+    peerNodeAware: flag('Peer Node Aware Least Load').default(true),
+    peerNodeThreshold: intInRange(
+      'Peer Node Group Distribution Threshold',
+      PEER_NODE_THRESHOLD,
+    ).default(PEER_NODE_THRESHOLD.default),
+  })
+  .superRefine((ll, ctx) => {
+    if (ll.mpsFactor === 0 && ll.connectionCountFactor === 0) {
+      ctx.addIssue({ code: 'custom', path: ['mpsFactor'], message: MESSAGES.factorsBothZero });
+    }
+  });
+
+const descriptionMessage = `Description must be at most ${DESCRIPTION_LENGTH.max} letters, digits, spaces, '-', '_' or '.'`;
+
+export const targetSetServerSchema = z.strictObject({
+  address: ipAddress('IP Address'),
+  secondaryAddress: ipAddress('Secondary IP Address').nullable().default(null),
+  description: z
+    .string({ error: descriptionMessage })
+    .max(DESCRIPTION_LENGTH.max, { error: descriptionMessage })
+    .regex(/^[A-Za-z0-9 ._-]*$/, { error: descriptionMessage })
+    .default(''),
+  weight: intInRange('Weighting', WEIGHT).default(WEIGHT.default),
+});
+
+export const publicAddressSchema = z.strictObject({
+  address: ipAddress('Address'),
+  activeIpfe: ipfeSlot('Active IPFE').default('A1'),
+});
+
+export const secondaryAddressSchema = z.strictObject({
+  address: ipAddress('Secondary Address'),
+  activeIpfe: ipfeSlot('Active IPFE for secondary address'),
+});
+
+/** A Target Set as the Insert/Edit pages and the API take it; omitted fields take their defaults. */
+export const targetSetSchema = z.strictObject({
+  number: targetSetNumber,
+  family: choice('Family', FAMILIES),
+  protocols: choice('Protocols', PROTOCOLS).default('both'),
+  disabled: flag('Disable').default(false),
+  initiatorSupport: flag('Initiator Connection Support').default(false),
+  deleteAgeSeconds: intInRange('Delete Age (s)', DELETE_AGE_S).default(DELETE_AGE_S.default),
+  algorithm: choice('Load Balance Algorithm', ALGORITHMS).default('leastLoad'),
+  leastLoad: leastLoadSchema.prefault({}),
+  primary: publicAddressSchema,
+  secondary: secondaryAddressSchema.nullable().default(null),
+  servers: z
+    .array(targetSetServerSchema, {
+      error: typeError('Target Set IP List', 'Target Set IP List must be a list of servers'),
+    })
+    .min(TARGET_SET_SERVERS.min, { error: 'The Target Set IP List needs at least one server' })
+    .max(TARGET_SET_SERVERS.max, {
+      error: `The Target Set IP List holds at most ${TARGET_SET_SERVERS.max} servers`,
+    }),
+});
+
+export type TargetSetInput = z.input<typeof targetSetSchema>;
+export type TargetSet = z.output<typeof targetSetSchema>;
+export type TargetSetServer = z.output<typeof targetSetServerSchema>;
+export type LeastLoad = z.output<typeof leastLoadSchema>;

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import { MESSAGES } from './messages.ts';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** Fields that the system fills in; sending one is an attempt to change what cannot be changed. */
+const DERIVED_KEYS = new Set(['initiatorPortRange', 'standbyIpfe', 'appServer', 'chancePct']);
+
+/** Zod issues as `{path, message}` pairs with dot paths; an unknown key is reported at its own path. */
+export function fieldErrorsOf(error: z.ZodError, prefix: (string | number)[] = []): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of error.issues) {
+    const base = [...prefix, ...issue.path.map((p) => String(p))];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        out.push({
+          path: [...base, key].join('.'),
+          message: DERIVED_KEYS.has(key) ? MESSAGES.readOnly : `${key} is not a field here`,
+        });
+      }
+      continue;
+    }
+    const message =
+      issue.code === 'invalid_type' && issue.message.endsWith('received undefined')
+        ? `${describe(base)} is required`
+        : issue.message;
+    out.push({ path: base.join('.'), message });
+  }
+  return out;
+}
+
+function describe(path: (string | number)[]): string {
+  const last = path[path.length - 1];
+  return last === undefined ? 'A value' : String(last);
+}
