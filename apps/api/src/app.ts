@@ -1,0 +1,60 @@
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import db from './plugins/db.ts';
+import errors, { zodValidatorCompiler } from './plugins/errors.ts';
+import auth, { type AuthOptions } from './plugins/auth.ts';
+import openapi from './plugins/openapi.ts';
+import configRepository from './repositories/config-repository.ts';
+import usersRepository from './repositories/users-repository.ts';
+import sessionRoutes from './routes/session.ts';
+import healthRoutes from './routes/health.ts';
+import optionsRoutes from './routes/options.ts';
+import collectionRoutes from './routes/collections.ts';
+import revisionRoutes from './routes/revisions.ts';
+import usersRoutes from './routes/users.ts';
+
+export interface AppOptions {
+  databaseFile: string;
+  sessionSecret: string;
+  sessionTtlMs?: number;
+  secureCookies?: boolean;
+  loginAttemptsPerAddress?: number;
+  loginFailuresPerUser?: number;
+  bodyLimitBytes?: number;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Composes the API: infrastructure plugins, then repositories, then routes. Nothing listens here. */
+export async function buildApp(options: AppOptions) {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimitBytes ?? 256 * 1024,
+    trustProxy: false,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(errors);
+  await app.register(db, { file: options.databaseFile });
+  await app.register(usersRepository);
+  await app.register(configRepository);
+  const authOptions: AuthOptions = {
+    sessionSecret: options.sessionSecret,
+    sessionTtlMs: options.sessionTtlMs ?? 8 * 3600 * 1000,
+    secureCookies: options.secureCookies ?? false,
+    loginAttemptsPerAddress: options.loginAttemptsPerAddress ?? 30,
+    loginFailuresPerUser: options.loginFailuresPerUser ?? 5,
+  };
+  await app.register(auth, authOptions);
+  await app.register(openapi);
+
+  await app.register(healthRoutes);
+  await app.register(sessionRoutes);
+  await app.register(optionsRoutes);
+  await app.register(collectionRoutes);
+  await app.register(revisionRoutes);
+  await app.register(usersRoutes);
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+const blankAsUnset = (value: unknown) => (value === '' ? undefined : value);
+
+/** The environment of the OAM server (SPEC §8), each value checked at start. */
+export const envSchema = z.object({
+  HOST: z.preprocess(blankAsUnset, z.string().min(1).default('127.0.0.1')),
+  PORT: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a TCP port number (0–65535)' })
+      .int({ error: 'must be a TCP port number (0–65535)' })
+      .min(0, { error: 'must be a TCP port number (0–65535)' })
+      .max(65535, { error: 'must be a TCP port number (0–65535)' })
+      .default(8080),
+  ),
+  IPFE_DATA_DIR: z.preprocess(blankAsUnset, z.string().min(1).default('./data')),
+  IPFE_ADMIN_PASSWORD: z.preprocess(
+    blankAsUnset,
+    z.string().min(8, { error: 'must be at least 8 characters' }).max(256).optional(),
+  ),
+  IPFE_AGENT_TOKEN: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._~+/=-]{32,256}$/, {
+        error: 'must be 32–256 characters of letters, digits and ._~+/=-',
+      })
+      .optional(),
+  ),
+  IPFE_SECURE_COOKIES: z.preprocess(
+    blankAsUnset,
+    z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  ),
+  LOG_LEVEL: z.preprocess(
+    blankAsUnset,
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+      })
+      .default('info'),
+  ),
+});
+
+export type Env = z.output<typeof envSchema>;
+
+/** The parsed environment, or one line per bad variable. */
+export function readEnv(source: NodeJS.ProcessEnv): { env: Env } | { problems: string[] } {
+  const result = envSchema.safeParse(source);
+  if (result.success) return { env: result.data };
+  return {
+    problems: result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+  };
+}

@@ -1,0 +1,62 @@
+import type { FieldError } from '@ipfe/schema';
+
+/** Every error code the API answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  VALIDATION: 400,
+  INVALID_JSON: 400,
+  UNAUTHENTICATED: 401,
+  CSRF: 403,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  IN_USE: 409,
+  LAST_ADMIN: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PRECONDITION_REQUIRED: 428,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; fields: FieldError[] };
+  [extra: string]: unknown;
+}
+
+/** An error meant for the client: its message and fields are safe to show. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fields: FieldError[] = [],
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.statusCode = ERROR_STATUS[code];
+  }
+
+  toBody(): ErrorBody {
+    return {
+      error: { code: this.code, message: this.message, fields: this.fields },
+      ...this.extra,
+    };
+  }
+}
+
+export function validationError(fields: FieldError[], message?: string): ApiError {
+  const first = fields[0];
+  return new ApiError(
+    'VALIDATION',
+    message ?? (first ? `${first.path || 'request'}: ${first.message}` : 'Invalid request'),
+    fields,
+  );
+}
+
+export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} does not exist`);

@@ -1,0 +1,153 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifySession from '@fastify/session';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { ApiError } from '../http/errors.ts';
+import type { Role, UserRecord } from '../repositories/users-repository.ts';
+import { SqliteSessionStore } from '../repositories/session-store.ts';
+import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/passwords.ts';
+
+declare module 'fastify' {
+  interface Session {
+    username?: string;
+    epoch?: number;
+    csrfToken?: string;
+  }
+  interface FastifyRequest {
+    user: UserRecord | null;
+  }
+  interface FastifyContextConfig {
+    /** Who may call the route: `public`, or the least role. Default: viewer for reads, operator for writes. */
+    access?: 'public' | Role;
+  }
+  interface FastifyInstance {
+    login(request: FastifyRequest, username: string, password: string): Promise<UserRecord>;
+  }
+}
+
+export interface AuthOptions {
+  sessionSecret: string;
+  sessionTtlMs: number;
+  secureCookies: boolean;
+  /** Login attempts per client address per minute. */
+  loginAttemptsPerAddress: number;
+  /** Failed logins per user per 5 minutes before the user is locked out for the rest of the window. */
+  loginFailuresPerUser: number;
+}
+
+export const SESSION_COOKIE = 'ipfe_session';
+const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function rateLimited(res: unknown, what: string): ApiError {
+  const seconds = res instanceof RateLimiterRes ? Math.ceil(res.msBeforeNext / 1000) : 60;
+  return new ApiError(
+    'RATE_LIMITED',
+    `Too many login attempts for this ${what}; try again in ${seconds} s`,
+    [],
+    {},
+    {
+      'retry-after': String(seconds),
+    },
+  );
+}
+
+/**
+ * Sessions (cookie + SQLite store), the role check of every route, the CSRF check of every
+ * state-changing request, and login with rate limits per address and per user.
+ */
+export default fp(
+  async (app, opts: AuthOptions) => {
+    await app.register(fastifyCookie);
+    await app.register(fastifySession, {
+      secret: opts.sessionSecret,
+      cookieName: SESSION_COOKIE,
+      store: new SqliteSessionStore(app.db),
+      saveUninitialized: false,
+      rolling: true,
+      cookie: {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: opts.secureCookies,
+        maxAge: opts.sessionTtlMs,
+      },
+    });
+
+    const perAddress = new RateLimiterMemory({
+      points: opts.loginAttemptsPerAddress,
+      duration: 60,
+    });
+    const perUser = new RateLimiterMemory({ points: opts.loginFailuresPerUser, duration: 300 });
+
+    app.decorateRequest('user', null);
+
+    app.decorate('login', async (request: FastifyRequest, username: string, password: string) => {
+      try {
+        await perAddress.consume(request.ip);
+      } catch (res) {
+        throw rateLimited(res, 'address');
+      }
+      const userKey = username.toLowerCase();
+      const locked = await perUser.get(userKey);
+      if (locked && locked.remainingPoints <= 0) throw rateLimited(locked, 'user');
+      const user = app.usersRepository.find(username);
+      const valid = await verifyPassword(
+        password,
+        user?.passwordHash ?? (await DUMMY_HASH_PROMISE),
+      );
+      if (!user || !valid) {
+        await perUser.penalty(userKey, 1);
+        throw new ApiError('UNAUTHENTICATED', 'Wrong user name or password');
+      }
+      await perUser.delete(userKey);
+      // A new session id at login: a session fixed before login is worth nothing after it.
+      await request.session.regenerate();
+      request.session.set('username', user.name);
+      request.session.set('epoch', user.sessionEpoch);
+      request.session.set('csrfToken', randomBytes(32).toString('base64url'));
+      request.user = user;
+      return user;
+    });
+
+    app.addHook('onRequest', async (request) => {
+      const username = request.session.get('username');
+      if (username) {
+        const user = app.usersRepository.find(username);
+        if (user && user.sessionEpoch === request.session.get('epoch')) request.user = user;
+      }
+      if (!request.url.startsWith('/api/')) return;
+      const method = request.method.toUpperCase();
+      const access =
+        request.routeOptions.config.access ?? (READ_METHODS.has(method) ? 'viewer' : 'operator');
+      if (access === 'public') return;
+      if (!request.user)
+        throw new ApiError('UNAUTHENTICATED', 'Log in first (your session may have expired)');
+      if (!READ_METHODS.has(method)) {
+        const sent = request.headers['x-csrf-token'];
+        const expected = request.session.get('csrfToken');
+        if (typeof sent !== 'string' || !expected || !sameToken(sent, expected)) {
+          throw new ApiError(
+            'CSRF',
+            'Missing or wrong x-csrf-token header: send the csrfToken of your login',
+          );
+        }
+      }
+      if (RANK[request.user.role] < RANK[access]) {
+        throw new ApiError(
+          'FORBIDDEN',
+          `This needs the ${access} role; you are ${request.user.role}`,
+        );
+      }
+    });
+  },
+  { name: 'auth', dependencies: ['db', 'users-repository'] },
+);

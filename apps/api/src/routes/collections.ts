@@ -1,0 +1,175 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Configuration } from '@ipfe/schema';
+import { ApiError, notFound } from '../http/errors.ts';
+import { etagOf, requireIfMatch } from '../http/etag.ts';
+import {
+  COLLECTIONS,
+  itemsOf,
+  keyOf,
+  warningsOf,
+  type CollectionSpec,
+} from '../domain/collections.ts';
+import { validateDelete, validateEdit } from '../domain/validate-change.ts';
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export const REVISION_HEADER = 'x-ipfe-revision';
+
+/** List, insert, read, edit and delete for every collection of the configuration. */
+const collectionRoutes: FastifyPluginAsyncZod = async (app) => {
+  for (const spec of COLLECTIONS) registerCollection(app, spec);
+};
+
+function registerCollection(
+  app: Parameters<FastifyPluginAsyncZod>[0],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  spec: CollectionSpec<any, any>,
+) {
+  const base = `/api/${spec.route}`;
+  const params = z.object({ key: spec.keyParam });
+  const tags = [spec.noun];
+
+  const find = (config: Configuration, key: string | number) => {
+    const items = itemsOf(config, spec);
+    const index = items.findIndex((item) => keyOf(spec, item) === String(key));
+    return { items, index, item: index >= 0 ? items[index] : null };
+  };
+  const view = (config: Configuration, index: number) => {
+    const item = itemsOf(config, spec)[index];
+    return { ...spec.view(config, item), warnings: warningsOf(config, `${spec.kind}.${index}`) };
+  };
+  const label = (item: unknown) => `${spec.noun} ${keyOf(spec, item)}`;
+  const Label = (item: unknown) => capitalize(label(item));
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        summary: `List every ${spec.noun}`,
+        response: { 200: z.object({ items: z.array(spec.viewSchema) }) },
+      },
+    },
+    async () => {
+      const config = app.configRepository.current();
+      return { items: itemsOf(config, spec).map((_, i) => view(config, i)) };
+    },
+  );
+
+  app.get(
+    `${base}/:key`,
+    {
+      schema: {
+        tags,
+        summary: `Read one ${spec.noun}`,
+        params,
+        response: { 200: spec.viewSchema },
+      },
+    },
+    async (request, reply) => {
+      const config = app.configRepository.current();
+      const { item, index } = find(config, request.params.key);
+      if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
+      return reply.header('etag', etagOf(item)).send(view(config, index));
+    },
+  );
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        summary: `Insert a ${spec.noun}`,
+        body: spec.inputSchema,
+        response: { 201: spec.viewSchema },
+      },
+    },
+    async (request, reply) => {
+      const { revision, value } = app.configRepository.commit(request.user!.name, (config) => {
+        const stored = spec.toStored(request.body, config, null);
+        const key = keyOf(spec, stored);
+        if (find(config, key).item) {
+          throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
+            { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
+          ]);
+        }
+        const candidate = { ...config, [spec.kind]: [...itemsOf(config, spec), stored] };
+        const index = itemsOf(candidate, spec).length - 1;
+        validateEdit(config, candidate, `${spec.kind}.${index}`, spec.blameField);
+        return {
+          config: candidate,
+          summary: `Insert ${label(stored)}`,
+          value: { candidate, index, stored },
+        };
+      });
+      return reply
+        .code(201)
+        .header('etag', etagOf(value.stored))
+        .header('location', `${base}/${encodeURIComponent(keyOf(spec, value.stored))}`)
+        .header(REVISION_HEADER, String(revision.number))
+        .send(view(value.candidate, value.index));
+    },
+  );
+
+  app.put(
+    `${base}/:key`,
+    {
+      schema: {
+        tags,
+        summary: `Edit a ${spec.noun} (If-Match required)`,
+        params,
+        body: spec.inputSchema,
+        response: { 200: spec.viewSchema },
+      },
+    },
+    async (request, reply) => {
+      const { revision, value } = app.configRepository.commit(request.user!.name, (config) => {
+        const { item, index } = find(config, request.params.key);
+        if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
+        requireIfMatch(request.headers['if-match'], etagOf(item), () => view(config, index));
+        const stored = spec.toStored(request.body, config, item);
+        const key = keyOf(spec, stored);
+        if (key !== keyOf(spec, item) && find(config, key).item) {
+          throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
+            { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
+          ]);
+        }
+        const items = [...itemsOf(config, spec)];
+        items[index] = stored;
+        const candidate = { ...config, [spec.kind]: items };
+        validateEdit(config, candidate, `${spec.kind}.${index}`, spec.blameField);
+        return {
+          config: candidate,
+          summary: `Edit ${label(stored)}`,
+          value: { candidate, index, stored },
+        };
+      });
+      return reply
+        .header('etag', etagOf(value.stored))
+        .header(REVISION_HEADER, String(revision.number))
+        .send(view(value.candidate, value.index));
+    },
+  );
+
+  app.delete(
+    `${base}/:key`,
+    { schema: { tags, summary: `Delete a ${spec.noun} (If-Match required)`, params } },
+    async (request, reply) => {
+      const { revision } = app.configRepository.commit(request.user!.name, (config) => {
+        const { item, index } = find(config, request.params.key);
+        if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
+        requireIfMatch(request.headers['if-match'], etagOf(item), () => view(config, index));
+        const candidate = {
+          ...config,
+          [spec.kind]: itemsOf(config, spec).filter((_, i) => i !== index),
+        };
+        validateDelete(config, candidate, Label(item));
+        return { config: candidate, summary: `Delete ${label(item)}`, value: null };
+      });
+      return reply.code(204).header(REVISION_HEADER, String(revision.number)).send();
+    },
+  );
+}
+
+export default collectionRoutes;

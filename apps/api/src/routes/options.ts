@@ -1,0 +1,77 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  IPFE_SLOTS,
+  MESSAGES,
+  optionsSchema,
+  type Configuration,
+  type FieldError,
+} from '@ipfe/schema';
+import { validationError } from '../http/errors.ts';
+import { etagOf, requireIfMatch } from '../http/etag.ts';
+import { validateEdit } from '../domain/validate-change.ts';
+import { REVISION_HEADER } from './collections.ts';
+
+/** An IPFE slot's address is read-only while a Target Set names the slot as its Active IPFE. */
+function activeSlotChanges(config: Configuration, next: Configuration['options']): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const slot of IPFE_SLOTS) {
+    if (config.options.ipfe[slot]?.address === next.ipfe[slot]?.address) continue;
+    const users = config.targetSets
+      .filter((ts) => ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot)
+      .map((ts) => ts.number);
+    if (users.length > 0) {
+      errors.push({
+        path: `ipfe.${slot}.address`,
+        message: `${MESSAGES.readOnly}: IPFE ${slot} is the Active IPFE of Target Set ${users.join(', ')}`,
+      });
+    }
+  }
+  return errors;
+}
+
+const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['IPFE options'];
+
+  app.get(
+    '/api/options',
+    {
+      schema: {
+        tags,
+        summary: 'IPFE node addresses and the global options',
+        response: { 200: optionsSchema },
+      },
+    },
+    async (_request, reply) => {
+      const { options } = app.configRepository.current();
+      return reply.header('etag', etagOf(options)).send(options);
+    },
+  );
+
+  app.put(
+    '/api/options',
+    {
+      schema: {
+        tags,
+        summary: 'Replace the options (If-Match required; omitted fields take their defaults)',
+        body: optionsSchema,
+        response: { 200: optionsSchema },
+      },
+    },
+    async (request, reply) => {
+      const { revision, value } = app.configRepository.commit(request.user!.name, (config) => {
+        requireIfMatch(request.headers['if-match'], etagOf(config.options), () => config.options);
+        const readOnly = activeSlotChanges(config, request.body);
+        if (readOnly.length > 0) throw validationError(readOnly);
+        const candidate = { ...config, options: request.body };
+        validateEdit(config, candidate, 'options', 'ipfe');
+        return { config: candidate, summary: 'Edit IPFE options', value: request.body };
+      });
+      return reply
+        .header('etag', etagOf(value))
+        .header(REVISION_HEADER, String(revision.number))
+        .send(value);
+    },
+  );
+};
+
+export default optionsRoutes;

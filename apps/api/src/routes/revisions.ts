@@ -1,0 +1,128 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { checkConfiguration, errorsOf, underiveConfiguration } from '@ipfe/schema';
+import { notFound, validationError } from '../http/errors.ts';
+import { diffConfigs } from '../domain/diff.ts';
+import { REVISION_HEADER } from './collections.ts';
+
+const revisionNumber = z.coerce
+  .number({ error: 'A revision is a whole number' })
+  .int({ error: 'A revision is a whole number' })
+  .min(0, { error: 'A revision is a whole number from 0' })
+  .max(Number.MAX_SAFE_INTEGER);
+
+const revisionInfo = z.object({
+  number: z.number(),
+  author: z.string(),
+  createdAt: z.string(),
+  summary: z.string(),
+  sha256: z.string(),
+});
+
+const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['Revisions'];
+  const documentOf = (number: number) => {
+    const document = app.configRepository.document(number);
+    if (!document) throw notFound(`Revision ${number}`);
+    return document;
+  };
+
+  app.get(
+    '/api/revisions',
+    {
+      schema: {
+        tags,
+        summary: 'The revision log, newest first',
+        querystring: z.object({
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+          before: revisionNumber.optional(),
+        }),
+        response: { 200: z.object({ items: z.array(revisionInfo), total: z.number() }) },
+      },
+    },
+    async (request) => ({
+      items: app.configRepository.list(request.query.limit, request.query.before),
+      total: app.configRepository.count(),
+    }),
+  );
+
+  app.get(
+    '/api/revisions/:rev',
+    {
+      schema: {
+        tags,
+        summary: "A revision's config document (revision 0 is the empty configuration)",
+        params: z.object({ rev: revisionNumber }),
+      },
+    },
+    async (request) => documentOf(request.params.rev),
+  );
+
+  app.get(
+    '/api/revisions/:rev/diff',
+    {
+      schema: {
+        tags,
+        summary: 'What changed from revision `against` to revision `rev`',
+        params: z.object({ rev: revisionNumber }),
+        querystring: z.object({ against: revisionNumber }),
+      },
+    },
+    async (request) => {
+      const to = documentOf(request.params.rev);
+      const from = documentOf(request.query.against);
+      return { from: from.revision, to: to.revision, ...diffConfigs(from.config, to.config) };
+    },
+  );
+
+  app.post(
+    '/api/revisions/:rev/rollback',
+    {
+      schema: {
+        tags,
+        summary: "Commit an old revision's content as a new revision",
+        params: z.object({ rev: revisionNumber }),
+        response: { 201: revisionInfo },
+      },
+    },
+    async (request, reply) => {
+      const old = documentOf(request.params.rev);
+      const config = underiveConfiguration(old.config);
+      // Rules may have grown stricter since: an old revision is committed only if it passes today's.
+      const errors = errorsOf(checkConfiguration(config));
+      if (errors.length > 0) {
+        throw validationError(
+          errors.map(({ path, message }) => ({ path, message })),
+          `Revision ${old.revision} does not pass today's rules: ${errors[0]!.path}: ${errors[0]!.message}`,
+        );
+      }
+      const { revision } = app.configRepository.commit(request.user!.name, () => ({
+        config,
+        summary: `Rollback to revision ${old.revision}`,
+        value: null,
+      }));
+      return reply.code(201).header(REVISION_HEADER, String(revision.number)).send(revision);
+    },
+  );
+
+  app.get(
+    '/api/export',
+    {
+      schema: {
+        tags: ['Export'],
+        summary: 'Download a config document (default: the latest revision)',
+        querystring: z.object({ revision: revisionNumber.optional() }),
+      },
+    },
+    async (request, reply) => {
+      const number = request.query.revision ?? app.configRepository.latestInfo()?.number ?? 0;
+      const document = documentOf(number);
+      return reply
+        .header('content-type', 'application/json; charset=utf-8')
+        .header('content-disposition', `attachment; filename="ipfe-config-r${number}.json"`)
+        .send(JSON.stringify(document, null, 2));
+    },
+  );
+};
+
+export default revisionRoutes;

@@ -1,0 +1,61 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ROLES } from '../repositories/users-repository.ts';
+
+const sessionView = z.object({
+  user: z.object({ name: z.string(), role: z.enum(ROLES) }),
+  csrfToken: z.string(),
+});
+
+const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['Session'];
+
+  app.post(
+    '/api/session',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Log in; answers the csrfToken to send as x-csrf-token on every change',
+        body: z.strictObject({
+          username: z
+            .string({ error: 'username is required' })
+            .min(1, { error: 'username is required' })
+            .max(64),
+          password: z
+            .string({ error: 'password is required' })
+            .min(1, { error: 'password is required' })
+            .max(256),
+        }),
+        response: { 200: sessionView },
+      },
+    },
+    async (request) => {
+      const user = await app.login(request, request.body.username, request.body.password);
+      return {
+        user: { name: user.name, role: user.role },
+        csrfToken: request.session.get('csrfToken')!,
+      };
+    },
+  );
+
+  app.get(
+    '/api/session',
+    { schema: { tags, summary: 'Who is logged in', response: { 200: sessionView } } },
+    async (request) => ({
+      user: { name: request.user!.name, role: request.user!.role },
+      csrfToken: request.session.get('csrfToken')!,
+    }),
+  );
+
+  app.delete(
+    '/api/session',
+    { config: { access: 'viewer' }, schema: { tags, summary: 'Log out' } },
+    async (request, reply) => {
+      await request.session.destroy();
+      return reply.code(204).send();
+    },
+  );
+};
+
+export default sessionRoutes;

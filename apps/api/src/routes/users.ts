@@ -1,0 +1,141 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError, notFound } from '../http/errors.ts';
+import { etagOf, requireIfMatch } from '../http/etag.ts';
+import { hashPassword } from '../domain/passwords.ts';
+import {
+  publicUser,
+  ROLES,
+  userSchema,
+  type UserRecord,
+} from '../repositories/users-repository.ts';
+
+export const userName = z
+  .string({ error: 'name is required' })
+  .regex(/^[A-Za-z0-9._-]{1,32}$/, { error: "name must be 1–32 letters, digits, '.', '-' or '_'" });
+export const password = z
+  .string({ error: 'password is required' })
+  .min(8, { error: 'password must be at least 8 characters' })
+  .max(256, { error: 'password must be at most 256 characters' });
+const role = z.enum(ROLES, { error: `role must be one of: ${ROLES.join(', ')}` });
+
+/** What a user's ETag covers: a change of role or password makes older edits stale. */
+const etagOfUser = (user: UserRecord) => etagOf([user.role, user.passwordHash, user.updatedAt]);
+
+const usersRoutes: FastifyPluginAsyncZod = async (app) => {
+  const config = { access: 'admin' as const };
+  const tags = ['Users'];
+  const params = z.object({ name: userName });
+  const users = app.usersRepository;
+  const lookup = (name: string) => {
+    const user = users.find(name);
+    if (!user) throw notFound(`User ${name}`);
+    return user;
+  };
+
+  app.get(
+    '/api/users',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Every user (admin only)',
+        response: { 200: z.object({ items: z.array(userSchema) }) },
+      },
+    },
+    async () => ({ items: users.list().map(publicUser) }),
+  );
+
+  app.get(
+    '/api/users/:name',
+    { config, schema: { tags, params, response: { 200: userSchema } } },
+    async (request, reply) => {
+      const user = lookup(request.params.name);
+      return reply.header('etag', etagOfUser(user)).send(publicUser(user));
+    },
+  );
+
+  app.post(
+    '/api/users',
+    {
+      config,
+      schema: {
+        tags,
+        body: z.strictObject({ name: userName, password, role }),
+        response: { 201: userSchema },
+      },
+    },
+    async (request, reply) => {
+      const { name, role: newRole } = request.body;
+      const hash = await hashPassword(request.body.password);
+      if (!users.create(name, newRole, hash)) {
+        throw new ApiError('CONFLICT', `User ${name} already exists`, [
+          { path: 'name', message: `User ${name} already exists` },
+        ]);
+      }
+      const user = lookup(name);
+      return reply
+        .code(201)
+        .header('etag', etagOfUser(user))
+        .header('location', `/api/users/${name}`)
+        .send(publicUser(user));
+    },
+  );
+
+  app.put(
+    '/api/users/:name',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Change role and/or password (If-Match required)',
+        params,
+        body: z.strictObject({ role: role.optional(), password: password.optional() }),
+        response: { 200: userSchema },
+      },
+    },
+    async (request, reply) => {
+      const passwordHash = request.body.password
+        ? await hashPassword(request.body.password)
+        : undefined;
+      const user = users.transaction(() => {
+        const current = lookup(request.params.name);
+        requireIfMatch(request.headers['if-match'], etagOfUser(current), () => publicUser(current));
+        const demotesLastAdmin =
+          current.role === 'admin' &&
+          request.body.role &&
+          request.body.role !== 'admin' &&
+          users.countAdmins() === 1;
+        if (demotesLastAdmin) {
+          throw new ApiError('LAST_ADMIN', 'The last admin cannot lose the admin role', [
+            { path: 'role', message: 'The last admin cannot lose the admin role' },
+          ]);
+        }
+        users.update(current.name, { role: request.body.role, passwordHash });
+        return lookup(current.name);
+      });
+      return reply.header('etag', etagOfUser(user)).send(publicUser(user));
+    },
+  );
+
+  app.delete(
+    '/api/users/:name',
+    {
+      config,
+      schema: { tags, summary: 'Delete a user (If-Match required; never the last admin)', params },
+    },
+    async (request, reply) => {
+      users.transaction(() => {
+        const current = lookup(request.params.name);
+        requireIfMatch(request.headers['if-match'], etagOfUser(current), () => publicUser(current));
+        if (current.role === 'admin' && users.countAdmins() === 1) {
+          throw new ApiError('LAST_ADMIN', 'The last admin cannot be deleted');
+        }
+        users.delete(current.name);
+      });
+      return reply.code(204).send();
+    },
+  );
+};
+
+export default usersRoutes;

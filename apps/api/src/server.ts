@@ -1,0 +1,52 @@
+import { isAbsolute, resolve } from 'node:path';
+import { buildApp } from './app.ts';
+import { ensureAdmin, prepareDataDir } from './bootstrap.ts';
+import { readEnv } from './env.ts';
+
+/** Runs the OAM server: environment, data folder, logger, listen, graceful close. */
+async function main() {
+  const parsed = readEnv(process.env);
+  if ('problems' in parsed) {
+    for (const line of parsed.problems) console.error(`ipfe-oam: ${line}`);
+    process.exit(2);
+  }
+  const { env } = parsed;
+  // npm runs workspace scripts in the workspace folder; relative paths mean the caller's folder.
+  const base = process.env.INIT_CWD ?? process.cwd();
+  const dataDir = isAbsolute(env.IPFE_DATA_DIR)
+    ? env.IPFE_DATA_DIR
+    : resolve(base, env.IPFE_DATA_DIR);
+  const data = prepareDataDir(dataDir, env.IPFE_AGENT_TOKEN);
+
+  const app = await buildApp({
+    databaseFile: data.databaseFile,
+    sessionSecret: data.sessionSecret,
+    secureCookies: env.IPFE_SECURE_COOKIES === 'true',
+    logger: {
+      level: env.LOG_LEVEL,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'],
+    },
+  });
+  await ensureAdmin(app.usersRepository, dataDir, env.IPFE_ADMIN_PASSWORD, (line) =>
+    console.log(line),
+  );
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.log.info({ signal }, 'closing');
+      app.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+  await app.listen({ host: env.HOST, port: env.PORT });
+  console.log(
+    `IPFE OAM listening on http://${env.HOST}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : env.PORT} (data in ${dataDir})`,
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error('ipfe-oam: failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});
