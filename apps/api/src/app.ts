@@ -12,6 +12,7 @@ import optionsRoutes from './routes/options.ts';
 import collectionRoutes from './routes/collections.ts';
 import revisionRoutes from './routes/revisions.ts';
 import usersRoutes from './routes/users.ts';
+import web from './plugins/web.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -22,6 +23,8 @@ export interface AppOptions {
   loginFailuresPerUser?: number;
   bodyLimitBytes?: number;
   logger?: FastifyServerOptions['logger'];
+  /** The built GUI (apps/web/dist); not served when absent. */
+  webRoot?: string;
 }
 
 /** Composes the API: infrastructure plugins, then repositories, then routes. Nothing listens here. */
@@ -54,6 +57,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(collectionRoutes);
   await app.register(revisionRoutes);
   await app.register(usersRoutes);
+  await app.register(web, { root: options.webRoot });
   return app;
 }
 

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.ts';
 import { ensureAdmin, prepareDataDir } from './bootstrap.ts';
 import { readEnv } from './env.ts';
@@ -22,6 +23,7 @@ async function main() {
     databaseFile: data.databaseFile,
     sessionSecret: data.sessionSecret,
     secureCookies: env.IPFE_SECURE_COOKIES === 'true',
+    webRoot: fileURLToPath(new URL('../../web/dist/', import.meta.url)),
     logger: {
       level: env.LOG_LEVEL,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'],

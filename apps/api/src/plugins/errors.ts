@@ -60,13 +60,6 @@ export default fp(
       if (apiError.code === 'INTERNAL') request.log.error({ err }, 'request failed');
       return reply.code(apiError.statusCode).headers(apiError.headers).send(apiError.toBody());
     });
-    app.setNotFoundHandler((request, reply) => {
-      const error = new ApiError(
-        'NOT_FOUND',
-        `No route ${request.method} ${request.url.split('?')[0]}`,
-      );
-      return reply.code(404).send(error.toBody());
-    });
   },
   { name: 'errors' },
 );
