@@ -77,7 +77,15 @@ export const optionsSchema = z
     ),
   })
   .superRefine((options, ctx) => {
-    if (options.mateTimeoutMs < MATE_TIMEOUT_MIN_INTERVALS * options.mateIntervalMs) {
+    // Out-of-range values already have their own message; comparing them would only add a
+    // misleading one (an interval of 20000 ms would ask for a timeout above the 30000 ms maximum).
+    const inRange = (value: number, range: { min: number; max: number }) =>
+      value >= range.min && value <= range.max;
+    if (
+      inRange(options.mateIntervalMs, MATE_INTERVAL_MS) &&
+      inRange(options.mateTimeoutMs, MATE_TIMEOUT_MS) &&
+      options.mateTimeoutMs < MATE_TIMEOUT_MIN_INTERVALS * options.mateIntervalMs
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['mateTimeoutMs'],

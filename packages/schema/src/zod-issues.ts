@@ -9,17 +9,28 @@ export interface FieldError {
 /** Fields that the system fills in; sending one is an attempt to change what cannot be changed. */
 const DERIVED_KEYS = new Set(['initiatorPortRange', 'standbyIpfe', 'appServer', 'chancePct']);
 
-/** Zod issues as `{path, message}` pairs with dot paths; an unknown key is reported at its own path. */
+/**
+ * Zod issues as `{path, message}` pairs with dot paths; an unknown key is reported at its own path.
+ * A field that fails two checks with the same wording (an empty name is both too short and not
+ * matching the pattern) is reported once.
+ */
 export function fieldErrorsOf(error: z.ZodError, prefix: (string | number)[] = []): FieldError[] {
   const out: FieldError[] = [];
+  const seen = new Set<string>();
+  const push = (path: string, message: string) => {
+    const key = `${path}\n${message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ path, message });
+  };
   for (const issue of error.issues) {
     const base = [...prefix, ...issue.path.map((p) => String(p))];
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        out.push({
-          path: [...base, key].join('.'),
-          message: DERIVED_KEYS.has(key) ? MESSAGES.readOnly : `${key} is not a field here`,
-        });
+        push(
+          [...base, key].join('.'),
+          DERIVED_KEYS.has(key) ? MESSAGES.readOnly : `${key} is not a field here`,
+        );
       }
       continue;
     }
@@ -27,7 +38,7 @@ export function fieldErrorsOf(error: z.ZodError, prefix: (string | number)[] = [
       issue.code === 'invalid_type' && issue.message.endsWith('received undefined')
         ? `${describe(base)} is required`
         : issue.message;
-    out.push({ path: base.join('.'), message });
+    push(base.join('.'), message);
   }
   return out;
 }
