@@ -124,7 +124,8 @@ export default fp(
         const user = app.usersRepository.find(username);
         if (user && user.sessionEpoch === request.session.get('epoch')) request.user = user;
       }
-      if (!request.url.startsWith('/api/')) return;
+      // The GUI's files and the API documentation are public; everything else under /api/ is not.
+      if (!request.url.startsWith('/api/') || request.url.startsWith('/api/docs')) return;
       const method = request.method.toUpperCase();
       const access =
         request.routeOptions.config.access ?? (READ_METHODS.has(method) ? 'viewer' : 'operator');

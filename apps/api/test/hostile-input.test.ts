@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  leastLoadTargetSet,
+  login,
+  seedPrerequisites,
+  snapshot,
+  startApp,
+  type Client,
+  type TestApp,
+} from './helpers.ts';
+
+let t: TestApp;
+let admin: Client;
+beforeAll(async () => {
+  t = await startApp({ bodyLimitBytes: 64 * 1024 });
+  admin = await login(t.app);
+  await seedPrerequisites(admin);
+  await admin.post('/api/target-sets', leastLoadTargetSet());
+});
+afterAll(() => t.close());
+
+const send = (
+  method: 'POST' | 'PUT',
+  url: string,
+  payload: string,
+  headers: Record<string, string> = {},
+) =>
+  admin.request({
+    method,
+    url,
+    payload,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+describe('hostile input', () => {
+  it('answers 413 to an oversize body and changes nothing', async () => {
+    const before = snapshot(t.app);
+    const response = await send(
+      'POST',
+      '/api/xsi-networks',
+      JSON.stringify({ name: 'x', cidr: '10.0.0.0/8', pad: 'x'.repeat(100_000) }),
+    );
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('answers 415 to a body that is not JSON', async () => {
+    const response = await admin.request({
+      method: 'POST',
+      url: '/api/xsi-networks',
+      payload: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it.each(['{', '{"name": "x",}', 'null', '[]', '"text"', '1e999', ''])(
+    'answers 400 to the body %j',
+    async (payload) => {
+      const response = await send('POST', '/api/xsi-networks', payload);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toMatchObject({
+        code: expect.stringMatching(/^(VALIDATION|INVALID_JSON)$/),
+        fields: expect.any(Array),
+      });
+    },
+  );
+
+  it('refuses prototype-pollution keys without touching any object', async () => {
+    const response = await send(
+      'POST',
+      '/api/xsi-networks',
+      '{"name":"p","cidr":"10.0.0.0/8","__proto__":{"admin":true}}',
+    );
+    expect(response.statusCode).toBe(400);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('answers a JSON 404 to an unknown route', async () => {
+    const response = await admin.get('/api/nothing-here');
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.code).toBe('NOT_FOUND');
+  });
+
+  it('never answers 5xx to random Target Set bodies, and a rejection never changes the configuration', async () => {
+    const value = fc.oneof(
+      fc.integer({ min: -100000, max: 100000 }),
+      fc.double(),
+      fc.string(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constantFrom(
+        '127.1.0.100',
+        '127.1.1.1',
+        '2001:db8::1',
+        'A1',
+        'B2',
+        'hash',
+        'leastLoad',
+        'ipv4',
+        'ipv6',
+      ),
+    );
+    const mutation = fc.record({
+      path: fc.constantFrom(
+        'number',
+        'family',
+        'algorithm',
+        'deleteAgeSeconds',
+        'primary',
+        'primary.address',
+        'primary.activeIpfe',
+        'secondary',
+        'servers',
+        'servers.0',
+        'servers.0.weight',
+        'servers.0.address',
+        'leastLoad.mpsFactor',
+        'leastLoad',
+        'protocols',
+        'extra',
+      ),
+      value: fc.oneof(
+        value,
+        fc.array(value, { maxLength: 3 }),
+        fc.dictionary(fc.string({ maxLength: 5 }), value, { maxKeys: 3 }),
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (mutations) => {
+        const body: Record<string, unknown> = structuredClone(
+          leastLoadTargetSet({ number: 2, primary: { address: '127.1.0.101' } }),
+        );
+        for (const { path, value: v } of mutations) setPath(body, path.split('.'), v);
+        const before = snapshot(t.app);
+        const response = await admin.post('/api/target-sets', body);
+        expect(response.statusCode).toBeLessThan(500);
+        if (response.statusCode >= 400) {
+          const error = response.json().error;
+          expect(error.fields.length + error.message.length).toBeGreaterThan(0);
+          expect(snapshot(t.app)).toEqual(before);
+        } else {
+          await admin.remove('/api/target-sets/2');
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown) {
+  let node: unknown = target;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    if (typeof record[key] !== 'object' || record[key] === null) record[key] = {};
+    node = record[key];
+  }
+  if (typeof node === 'object' && node !== null)
+    (node as Record<string, unknown>)[path[path.length - 1]!] = value;
+}

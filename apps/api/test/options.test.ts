@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  fieldsOf,
+  leastLoadTargetSet,
+  login,
+  seedPrerequisites,
+  snapshot,
+  startApp,
+  type Client,
+  type TestApp,
+} from './helpers.ts';
+
+let t: TestApp;
+let admin: Client;
+beforeEach(async () => {
+  t = await startApp();
+  admin = await login(t.app);
+});
+afterEach(() => t.close());
+
+describe('/api/options', () => {
+  it('answers the defaults before any commit, with an ETag', async () => {
+    const response = await admin.get('/api/options');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(response.json()).toEqual({
+      ipfe: { A1: null, A2: null, B1: null, B2: null },
+      mateHeartbeatPort: 19041,
+      mateIntervalMs: 100,
+      mateTimeoutMs: 3000,
+      tcpRejectOption: 'tcpReset',
+      forwardedPorts: [3868],
+      monitorProtocol: 'heartbeat',
+      monitoringPort: 9675,
+      connectTimeoutS: 3,
+      connectTryIntervalS: 1,
+      leastLoadThreshold: 0,
+      imbalanceThresholdPct: 20,
+    });
+  });
+
+  it('commits a change as a revision and returns the new ETag', async () => {
+    const response = await admin.edit('/api/options', {
+      ipfe: { A1: { address: '127.0.0.11', agentPort: 9701 } },
+      forwardedPorts: [3868, 3869],
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().ipfe.A1).toEqual({ address: '127.0.0.11', agentPort: 9701 });
+    expect(response.headers['x-ipfe-revision']).toBe('1');
+    expect(t.app.configRepository.latestInfo()).toMatchObject({
+      number: 1,
+      author: 'admin',
+      summary: 'Edit IPFE options',
+    });
+    expect((await admin.get('/api/options')).headers.etag).toBe(response.headers.etag);
+  });
+
+  it.each([
+    [
+      { connectTimeoutS: 1 },
+      'connectTimeoutS',
+      'Connect timeout: 1 s is refused (too short for reliable detection)',
+    ],
+    [
+      { mateIntervalMs: 2000, mateTimeoutMs: 5000 },
+      'mateTimeoutMs',
+      /at least 3 × the beacon interval \(6000 ms\)/,
+    ],
+    [{ forwardedPorts: [3868, 3868] }, 'forwardedPorts.1', 'Forwarded port 3868 is listed twice'],
+    [{ forwardedPorts: [] }, 'forwardedPorts', 'At least one forwarded port is needed'],
+    [
+      { ipfe: { A1: { address: '127.0.0.11' }, A2: { address: '127.0.0.11' } } },
+      'ipfe.A2.address',
+      /already the address of IPFE A1/,
+    ],
+    [{ monitorProtocol: 'snmp' }, 'monitorProtocol', /one of: heartbeat, tcpConnectOnly, disabled/],
+    [{ imbalanceThresholdPct: 0 }, 'imbalanceThresholdPct', /from 1 to 100/],
+  ])('refuses %j at %s', async (body, path, message) => {
+    const before = snapshot(t.app);
+    const response = await admin.edit('/api/options', body);
+    expect(response.statusCode).toBe(400);
+    expect(fieldsOf(response)[path]).toMatch(message);
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it("keeps an Active IPFE's address read-only while a Target Set uses it", async () => {
+    await seedPrerequisites(admin);
+    await admin.post('/api/target-sets', leastLoadTargetSet());
+    const moved = await admin.edit('/api/options', {
+      ipfe: { A1: { address: '127.0.0.21' }, A2: { address: '127.0.0.12' } },
+    });
+    expect(moved.statusCode).toBe(400);
+    expect(fieldsOf(moved)['ipfe.A1.address']).toBe(
+      'This field cannot be changed: IPFE A1 is the Active IPFE of Target Set 1',
+    );
+    // The standby may go: the Target Set's standby becomes none.
+    const standbyGone = await admin.edit('/api/options', {
+      ipfe: { A1: { address: '127.0.0.11' } },
+    });
+    expect(standbyGone.statusCode).toBe(200);
+    expect((await admin.get('/api/target-sets/1')).json().primary.standbyIpfe).toBeNull();
+  });
+
+  it('refuses to leave heartbeat monitoring while a Target Set uses Least Load, on the options page too', async () => {
+    await seedPrerequisites(admin);
+    await admin.post('/api/target-sets', leastLoadTargetSet());
+    const current = (await admin.get('/api/options')).json();
+    const response = await admin.edit('/api/options', {
+      ...current,
+      monitorProtocol: 'tcpConnectOnly',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(fieldsOf(response).monitorProtocol).toMatch(
+      /Target Set 1: Least Load needs Application Server Monitoring set to Heartbeat/,
+    );
+  });
+});

@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readEnv } from '../src/env.ts';
+import { login, startApp } from './helpers.ts';
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('environment', () => {
+  it('applies the documented defaults', () => {
+    expect(readEnv({})).toEqual({
+      env: {
+        HOST: '127.0.0.1',
+        PORT: 8080,
+        IPFE_DATA_DIR: './data',
+        IPFE_SECURE_COOKIES: 'false',
+        LOG_LEVEL: 'info',
+      },
+    });
+  });
+
+  it('names every bad variable on its own line', () => {
+    expect(
+      readEnv({
+        PORT: '70000',
+        LOG_LEVEL: 'loud',
+        IPFE_ADMIN_PASSWORD: 'short',
+        IPFE_AGENT_TOKEN: 'x',
+      }),
+    ).toEqual({
+      problems: [
+        'PORT: must be a TCP port number (0–65535)',
+        'IPFE_ADMIN_PASSWORD: must be at least 8 characters',
+        'IPFE_AGENT_TOKEN: must be 32–256 characters of letters, digits and ._~+/=-',
+        'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+      ],
+    });
+  });
+
+  it('stops the server at start with exit code 2 and one line per bad value', async () => {
+    const serverFile = new URL('../src/server.ts', import.meta.url).pathname;
+    const failure = await run('npx', ['tsx', serverFile], {
+      env: { ...process.env, PORT: 'abc', LOG_LEVEL: 'x' },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect('code' in failure && failure.code).toBe(2);
+    expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([
+      'ipfe-oam: PORT: must be a TCP port number (0–65535)',
+      'ipfe-oam: LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+  });
+});
+
+describe('first start', () => {
+  it('creates admin with a generated password, printed once and kept in a 0600 file, plus 0600 secrets', async () => {
+    const { prepareDataDir, ensureAdmin } = await import('../src/bootstrap.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'ipfe-first-start-'));
+    dirs.push(dir);
+    const data = prepareDataDir(dir, undefined);
+    const t = await startApp({ dir, databaseFile: data.databaseFile });
+    t.app.usersRepository.delete('admin');
+    const lines: string[] = [];
+    await ensureAdmin(t.app.usersRepository, dir, undefined, (l) => lines.push(l));
+    const password = readFileSync(join(dir, 'initial-admin-password'), 'utf8').trim();
+    expect(lines).toEqual([
+      `Created user admin with password ${password} (also in ${join(dir, 'initial-admin-password')})`,
+    ]);
+    for (const file of ['initial-admin-password', 'session-secret', 'agent-token']) {
+      expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
+    }
+    await login(t.app, 'admin', password);
+    await ensureAdmin(t.app.usersRepository, dir, undefined, (l) => lines.push(l));
+    expect(lines).toHaveLength(1);
+    expect(prepareDataDir(dir, undefined)).toEqual(data);
+    await t.close();
+  });
+});
+
+describe('OpenAPI and health', () => {
+  it('serves the OpenAPI document generated from the schemas, and the docs UI', async () => {
+    const t = await startApp();
+    const document = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    expect(document.openapi).toMatch(/^3\./);
+    const insert = document.paths['/api/target-sets'].post;
+    expect(
+      insert.requestBody.content['application/json'].schema.properties.deleteAgeSeconds,
+    ).toMatchObject({
+      minimum: 10,
+      maximum: 3110400,
+      default: 600,
+    });
+    expect((await t.app.inject({ method: 'GET', url: '/api/docs/' })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({
+      status: 'ok',
+      revision: 0,
+    });
+    await t.close();
+  });
+});
