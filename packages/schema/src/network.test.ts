@@ -146,6 +146,18 @@ describe('application server', () => {
       },
     ]);
   });
+
+  it('a stored port range is exactly one 512-port slice', () => {
+    const stored = (start: number, end: number) =>
+      errorsOf(appServerSchema, server({ initiatorPortRange: { start, end } }));
+    const sliceMessage =
+      'An Initiator Port Range is one slice of 512 ports starting at 16384 + k × 512';
+    expect(stored(16896, 17407)).toEqual([]);
+    expect(stored(16900, 17411)).toEqual([{ path: 'initiatorPortRange', message: sliceMessage }]);
+    expect(stored(16384, 16384 + 1000)).toEqual([
+      { path: 'initiatorPortRange', message: sliceMessage },
+    ]);
+  });
 });
 
 describe('peer node group', () => {

@@ -35,10 +35,24 @@ export const appServerInputSchema = z.strictObject({
     }),
 });
 
-export const portRangeSchema = z.strictObject({
-  start: intInRange('Port range start', { min: INITIATOR_PORTS.start, max: INITIATOR_PORTS.end }),
-  end: intInRange('Port range end', { min: INITIATOR_PORTS.start, max: INITIATOR_PORTS.end }),
-});
+/** One of the 64 slices of 512 ports between 16384 and 49151. */
+export const portRangeSchema = z
+  .strictObject({
+    start: intInRange('Port range start', { min: INITIATOR_PORTS.start, max: INITIATOR_PORTS.end }),
+    end: intInRange('Port range end', { min: INITIATOR_PORTS.start, max: INITIATOR_PORTS.end }),
+  })
+  .superRefine((range, ctx) => {
+    const inBounds = (port: number) => port >= INITIATOR_PORTS.start && port <= INITIATOR_PORTS.end;
+    if (!inBounds(range.start) || !inBounds(range.end)) return; // already reported per field
+    const aligned = (range.start - INITIATOR_PORTS.start) % INITIATOR_PORTS.sliceSize === 0;
+    if (!aligned || range.end !== range.start + INITIATOR_PORTS.sliceSize - 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: `An Initiator Port Range is one slice of ${INITIATOR_PORTS.sliceSize} ports starting at ${INITIATOR_PORTS.start} + k × ${INITIATOR_PORTS.sliceSize}`,
+      });
+    }
+  });
 
 /** An application server as stored: with the Initiator Port Range the system allocated to it. */
 export const appServerSchema = appServerInputSchema.extend({
