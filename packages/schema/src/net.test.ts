@@ -11,6 +11,7 @@ import {
   isIpAddress,
   isUnusableUnicast,
   memberMatches,
+  parseHostPort,
 } from './net.ts';
 
 describe('isIpAddress', () => {
@@ -130,5 +131,25 @@ describe('memberMatches (peer node group members)', () => {
   it('matches a CIDR by containment', () => {
     expect(memberMatches('10.0.0.0/30', '10.0.0.3')).toBe(true);
     expect(memberMatches('10.0.0.0/30', '10.0.0.4')).toBe(false);
+  });
+});
+
+describe('parseHostPort', () => {
+  it('reads IPv4, bracketed IPv6 and host names with a port', () => {
+    expect(parseHostPort('127.0.0.11:8701')).toEqual({ host: '127.0.0.11', port: 8701 });
+    expect(parseHostPort('[2001:db8::1]:8701')).toEqual({ host: '2001:db8::1', port: 8701 });
+    expect(parseHostPort('localhost:1')).toEqual({ host: 'localhost', port: 1 });
+  });
+
+  it.each([
+    '127.0.0.1',
+    '127.0.0.1:0',
+    '127.0.0.1:65536',
+    '2001:db8::1:80',
+    '[nonsense]:80',
+    ':80',
+    'a b:80',
+  ])('refuses %j', (text) => {
+    expect(parseHostPort(text)).toBeNull();
   });
 });

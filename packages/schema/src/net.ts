@@ -93,3 +93,14 @@ export function cidrsOverlap(a: string, b: string): boolean {
 export function memberMatches(member: string, address: string): boolean {
   return member.includes('/') ? cidrContains(member, address) : canonicalIp(member) === address;
 }
+
+/** "127.0.0.1:8701", "[2001:db8::1]:8701" or "localhost:8701" → host and port; null otherwise. */
+export function parseHostPort(text: string): { host: string; port: number } | null {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(text.trim());
+  if (!match) return null;
+  const host = match[1] ?? match[2]!;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return null;
+  if (match[1] && !isIpAddress(host)) return null;
+  return { host, port };
+}

@@ -1,0 +1,2 @@
+export * from './heartbeat.ts';
+export * from './reporter.ts';
