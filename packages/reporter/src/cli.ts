@@ -11,8 +11,9 @@ const USAGE =
 const positive = (flag: string) =>
   z
     .string({ error: `${flag} is required` })
+    .transform(Number)
     .pipe(
-      z.coerce
+      z
         .number({ error: `${flag} must be a positive number` })
         .positive({ error: `${flag} must be a positive number` }),
     );
