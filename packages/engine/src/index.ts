@@ -1,1 +1,43 @@
-export {};
+export {
+  Engine,
+  DEFAULT_MAX_CONNECTIONS,
+  type ApplyResult,
+  type ClosedConnection,
+  type Connection,
+  type ConnectionId,
+  type ConnectionKey,
+  type EngineCounters,
+  type EngineOptions,
+  type EngineStatus,
+  type Heartbeat,
+  type InitiatorPort,
+  type Millis,
+  type OpenRequest,
+  type OpenResult,
+  type PortAllocation,
+  type Protocol,
+  type ServerCounters,
+  type ServerStatus,
+  type TargetSetCounters,
+  type TargetSetStatus,
+} from './engine.ts';
+export { Ownership, PREEMPTION_HOLD_OFF_MS, tsaRolesOf, type TsaRoles } from './ownership.ts';
+export {
+  CLOSE_REASONS,
+  REFUSAL_REASONS,
+  type CloseReason,
+  type RefusalCounts,
+  type RefusalReason,
+} from './counters.ts';
+export {
+  REPORTABLE_STATES,
+  SERVER_STATES,
+  STATE_RULES,
+  inStasis,
+  isReportableState,
+  type ReportedState,
+  type ServerState,
+  type StateRules,
+} from './server-state.ts';
+export { loadIndex, type LoadInputs } from './least-load.ts';
+export { buildMaglev, maglevTableSize, type MaglevServer, type MaglevTable } from './maglev.ts';

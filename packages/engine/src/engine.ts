@@ -1,0 +1,957 @@
+import type { ConfigDocument, DerivedTargetSet, IpfeSlot, Options } from '@ipfe/schema';
+import { ConnectionTable } from './connection-table.ts';
+import { Counters, type CloseReason, type RefusalCounts, type RefusalReason } from './counters.ts';
+import { fmix32, hashSource, hashString, mix32 } from './hash.ts';
+import { InitiatorRoutes, PortAllocator, type PortRange } from './initiator-ports.ts';
+import { newIpWords, parseIp } from './ip.ts';
+import { chooseLeastLoaded, loadOf } from './least-load.ts';
+import { buildMaglev, NO_SERVER, type MaglevTable } from './maglev.ts';
+import { filterByPeerNodeGroup, NO_GROUP, PeerNodeGroups } from './peer-node.ts';
+import { RateWindow } from './rate-window.ts';
+import {
+  IN_TABLE_BY_CODE,
+  OVERFLOW_BY_CODE,
+  OWN_NEW_ALLOW,
+  OWN_NEW_BY_CODE,
+  OWN_NEW_LAST_RESORT,
+  SERVER_STATES,
+  STATE_CODE,
+  type ReportedState,
+  type ServerState,
+} from './server-state.ts';
+import { smoothWeightedPick } from './swrr.ts';
+
+/** Time is always an argument: milliseconds on any monotonic scale the caller chooses. */
+export type Millis = number;
+/** Names one connection while it is open; never reused for a later connection. */
+export type ConnectionId = number;
+export type Protocol = 'tcp' | 'sctp';
+
+export const DEFAULT_MAX_CONNECTIONS = 1_000_000;
+
+export interface EngineOptions {
+  /** This agent's slot: only the TSAs it is active or standby for are served. All when unset. */
+  readonly slot?: IpfeSlot;
+  /** The connection table's bound (default 1,000,000). */
+  readonly maxConnections?: number;
+}
+
+/** A connection as the data path sees it: (protocol, source IP/port, TSA IP/port). */
+export interface ConnectionKey {
+  readonly protocol: Protocol;
+  readonly sourceIp: string;
+  readonly sourcePort: number;
+  readonly tsa: string;
+  readonly port: number;
+}
+
+export interface OpenRequest extends ConnectionKey {
+  /** Servers not to choose (the agent failed to connect to them for this client). */
+  readonly avoid?: readonly string[];
+}
+
+export type OpenResult =
+  | {
+      readonly ok: true;
+      readonly id: ConnectionId;
+      readonly targetSet: number;
+      /** The server (its primary address, as listed). */
+      readonly server: string;
+      /** Where to connect: the server's secondary address for the secondary TSA. */
+      readonly address: string;
+      /** True when the key was already in the table (same server as before). */
+      readonly existing: boolean;
+    }
+  | { readonly ok: false; readonly reason: RefusalReason; readonly targetSet: number | null };
+
+export interface Connection {
+  readonly id: ConnectionId;
+  readonly targetSet: number;
+  readonly tsa: string;
+  readonly server: string;
+  readonly lastActive: Millis;
+}
+
+export interface ClosedConnection {
+  readonly id: ConnectionId;
+  readonly targetSet: number;
+  readonly server: string;
+  readonly reason: CloseReason;
+}
+
+/** A heartbeat line of SPEC §4.3 (the agent parses and checks it). */
+export interface Heartbeat {
+  readonly mps: number;
+  readonly mpsCapacity: number;
+  readonly connections: number;
+  readonly connectionCapacity: number;
+  readonly state?: ReportedState;
+}
+
+export interface InitiatorPort {
+  readonly tsa: string;
+  readonly server: string;
+  readonly port: number;
+}
+
+export type PortAllocation =
+  | { readonly ok: true; readonly port: number }
+  | {
+      readonly ok: false;
+      readonly reason: 'unknown-tsa' | 'initiator-disabled' | 'unknown-server' | 'ports-exhausted';
+    };
+
+export interface ApplyResult {
+  readonly closed: ClosedConnection[];
+  /** Initiator ports that were in use for a (TSA, server) the new configuration removes. */
+  readonly releasedPorts: InitiatorPort[];
+}
+
+export interface ServerStatus {
+  readonly address: string;
+  readonly state: ServerState;
+  /** When the server entered `state`. */
+  readonly since: Millis;
+  readonly weight: number;
+  /** L of SPEC §3.3 now (null before the first report). */
+  readonly load: number | null;
+  /** New connections given to the server in the last second (the r of L). */
+  readonly recent: number;
+  /** Open connections of this Target Set on the server. */
+  readonly active: number;
+}
+
+export interface TargetSetStatus {
+  readonly number: number;
+  readonly disabled: boolean;
+  readonly algorithm: 'hash' | 'leastLoad';
+  /** Servers able to take new connections (weight > 0, state not refusing), of `servers`. */
+  readonly activeBindings: number;
+  readonly servers: ServerStatus[];
+}
+
+export interface EngineStatus {
+  readonly revision: number;
+  readonly connections: number;
+  readonly maxConnections: number;
+  readonly targetSets: TargetSetStatus[];
+}
+
+export interface ServerCounters {
+  readonly address: string;
+  readonly opened: number;
+  readonly active: number;
+  readonly expired: number;
+  readonly evicted: number;
+}
+
+export interface TargetSetCounters {
+  readonly number: number;
+  readonly refused: RefusalCounts;
+  readonly servers: ServerCounters[];
+}
+
+export interface EngineCounters {
+  readonly revision: number;
+  readonly connections: number;
+  readonly maxConnections: number;
+  /** Entries `expire` has examined so far (its cost, which tracks what expires). */
+  readonly expireExamined: number;
+  /** Refusals that name no Target Set (unknown TSA, malformed source). */
+  readonly refused: RefusalCounts;
+  readonly targetSets: TargetSetCounters[];
+}
+
+/** What the engine knows about one application server (by its listed primary address). */
+class Server {
+  readonly index: number;
+  readonly address: string;
+  code: number = STATE_CODE.initializing;
+  reported = false;
+  mps = 0;
+  mpsCapacity = 0;
+  connections = 0;
+  connectionCapacity = 0;
+  lastHeard: Millis = 0;
+  /** When the state last changed. */
+  since: Millis = 0;
+  inUse = false;
+  /** Live bindings (TSA × this server) of the current configuration. */
+  bindings: number[] = [];
+  /** Open connections from each peer node group (by group id). */
+  groupCounts = new Uint32Array(0);
+
+  constructor(index: number, address: string) {
+    this.index = index;
+    this.address = address;
+  }
+
+  get state(): ServerState {
+    return SERVER_STATES[this.code] ?? 'offline';
+  }
+
+  groupCount(group: number): number {
+    return this.groupCounts[group] ?? 0;
+  }
+
+  addToGroup(group: number, delta: number): void {
+    if (group >= this.groupCounts.length) {
+      const next = new Uint32Array(Math.max(8, 2 ** Math.ceil(Math.log2(group + 1))));
+      next.set(this.groupCounts);
+      this.groupCounts = next;
+    }
+    this.groupCounts[group] = (this.groupCounts[group] ?? 0) + delta;
+  }
+}
+
+interface Member {
+  readonly server: Server;
+  readonly weight: number;
+  readonly secondaryAddress: string | null;
+  readonly range: PortRange | null;
+  /** For the overflow order (weighted rendezvous hashing). */
+  readonly seed: number;
+}
+
+class TargetSet {
+  readonly number: number;
+  readonly algorithm: 'hash' | 'leastLoad';
+  readonly disabled: boolean;
+  readonly tcp: boolean;
+  readonly sctp: boolean;
+  readonly deleteAgeMs: number;
+  readonly fm: number;
+  readonly fc: number;
+  readonly allowedDeviation: number;
+  /** D when Peer Node Aware is on, else 0. */
+  readonly peerNodeThreshold: number;
+  readonly initiatorSupport: boolean;
+  readonly members: readonly Member[];
+  readonly weights: Float64Array;
+  readonly highestWeight: number;
+  readonly current: Float64Array;
+  readonly loads: Float64Array;
+  readonly candidates: Int32Array;
+  readonly counts: Float64Array;
+  readonly routes: InitiatorRoutes;
+  maglev: MaglevTable | null = null;
+  maglevVersion = -1;
+  maglevSignature = '';
+
+  constructor(ts: DerivedTargetSet, members: Member[]) {
+    this.number = ts.number;
+    this.algorithm = ts.algorithm;
+    this.disabled = ts.disabled;
+    this.tcp = ts.protocols !== 'sctp';
+    this.sctp = ts.protocols !== 'tcp';
+    this.deleteAgeMs = ts.deleteAgeSeconds * 1000;
+    this.fm = ts.leastLoad.mpsFactor;
+    this.fc = ts.leastLoad.connectionCountFactor;
+    this.allowedDeviation = ts.leastLoad.allowedDeviation;
+    this.peerNodeThreshold = ts.leastLoad.peerNodeAware ? ts.leastLoad.peerNodeThreshold : 0;
+    this.initiatorSupport = ts.initiatorSupport;
+    this.members = members;
+    this.weights = Float64Array.from(members, (m) => m.weight);
+    this.highestWeight = members.reduce((max, m) => Math.max(max, m.weight), 0);
+    this.current = new Float64Array(members.length);
+    this.loads = new Float64Array(members.length);
+    this.candidates = new Int32Array(members.length);
+    this.counts = new Float64Array(members.length);
+    this.routes = new InitiatorRoutes(
+      members.map((m) => ({ server: m.server.address, range: m.range })),
+    );
+  }
+
+  load(position: number, recent: number): number | null {
+    const m = this.members[position];
+    if (!m || !m.server.reported || m.weight === 0) return null;
+    const s = m.server;
+    return loadOf(
+      this.fm,
+      this.fc,
+      s.mps,
+      s.mpsCapacity,
+      s.connections + recent,
+      s.connectionCapacity,
+      m.weight,
+      this.highestWeight,
+    );
+  }
+}
+
+interface Tsa {
+  readonly address: string;
+  readonly id: number;
+  readonly ts: TargetSet;
+  readonly secondary: boolean;
+  /** Binding id per member of `ts`. */
+  readonly bindings: Int32Array;
+}
+
+interface Binding {
+  readonly id: number;
+  readonly targetSet: number;
+  readonly tsa: string;
+  readonly server: Server;
+}
+
+const NO_GROUP_WORD = 0xffffffff;
+
+/**
+ * The forwarding engine (SPEC §3): built from a config document, fed with server reports and
+ * connection events with their time, it decides which server takes each new connection and
+ * which connections must go. No I/O, no clock, no timers.
+ */
+export class Engine {
+  readonly maxConnections: number;
+  readonly slot: IpfeSlot | null;
+  #revision = -1;
+  #options: Options | null = null;
+  #table: ConnectionTable;
+  #counters = new Counters();
+  #servers = new Map<string, Server>();
+  #serverList: Server[] = [];
+  #targetSets: TargetSet[] = [];
+  #tsas = new Map<string, Tsa>();
+  #tsaIds = new Map<string, number>();
+  #tsaAddresses: string[] = [];
+  #bindingIds = new Map<string, number>();
+  #bindings: Binding[] = [];
+  #liveBindings = new Set<number>();
+  #groups = new PeerNodeGroups([]);
+  #groupIds = new Map<string, number>();
+  #groupIdOfLocal = new Int32Array(0);
+  #forwardedPorts = new Set<number>();
+  #allocators = new Map<string, PortAllocator>();
+  #maglevCache = new Map<string, MaglevTable>();
+  /** Bumped whenever a server enters or leaves the hash tables. */
+  #tableVersion = 0;
+  #serverRate = new RateWindow(16);
+  #targetSetRate = new RateWindow(33);
+  #ip = newIpWords();
+
+  constructor(document: ConfigDocument, now: Millis, options: EngineOptions = {}) {
+    this.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    this.slot = options.slot ?? null;
+    this.#table = new ConnectionTable(this.maxConnections);
+    this.apply(document, now);
+  }
+
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Open connections. */
+  get size(): number {
+    return this.#table.size;
+  }
+
+  // ── configuration ────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Applies a new configuration at once. Connections whose Target Set address and server
+   * survive keep their server; those of a Target Set deleted or disabled, a server removed from
+   * a list, or a TSA moved (to another address, or off this agent's pair) are returned, closed.
+   */
+  apply(document: ConfigDocument, now: Millis): ApplyResult {
+    const config = document.config;
+    const options = config.options;
+    const previousProtocol = this.#options?.monitorProtocol ?? null;
+    const rangeOf = new Map(config.appServers.map((s) => [s.name, s.initiatorPortRange]));
+
+    const targetSets: TargetSet[] = [];
+    const tsas = new Map<string, Tsa>();
+    const live = new Set<number>();
+    const used = new Set<Server>();
+    const ageOf = new Map<number, number>();
+    for (const spec of config.targetSets) {
+      const addresses = [
+        { role: spec.primary, secondary: false },
+        ...(spec.secondary ? [{ role: spec.secondary, secondary: true }] : []),
+      ].filter(({ role }) => this.#serves(role.activeIpfe, role.standbyIpfe));
+      if (addresses.length === 0) continue;
+      const members: Member[] = spec.servers.map((row) => {
+        const server = this.#server(row.address);
+        return {
+          server,
+          weight: row.weight,
+          secondaryAddress: row.secondaryAddress,
+          range: row.initiatorPortRange ?? (row.appServer ? (rangeOf.get(row.appServer) ?? null) : null),
+          seed: hashString(row.address, 0x7e11ed),
+        };
+      });
+      const ts = new TargetSet(spec, members);
+      targetSets.push(ts);
+      for (const { role, secondary } of addresses) {
+        const bindings = Int32Array.from(members, (m) =>
+          this.#binding(ts.number, role.address, m.server),
+        );
+        tsas.set(role.address, {
+          address: role.address,
+          id: this.#tsaId(role.address),
+          ts,
+          secondary,
+          bindings,
+        });
+        if (ts.disabled) continue;
+        for (const b of bindings) {
+          live.add(b);
+          ageOf.set(b, ts.deleteAgeMs);
+        }
+        for (const m of members) used.add(m.server);
+      }
+    }
+
+    // Commit: from here on nothing can fail.
+    const closed: ClosedConnection[] = [];
+    for (const b of this.#liveBindings) {
+      if (!live.has(b)) this.#closeBinding(b, 'config-removed', closed);
+    }
+    for (const [b, age] of ageOf) this.#table.setAge(b, age);
+
+    for (const server of this.#serverList) server.bindings = [];
+    for (const b of live) this.#bindings[b]?.server.bindings.push(b);
+    for (const server of this.#serverList) {
+      const wasUsed = server.inUse;
+      server.inUse = used.has(server);
+      if (!server.inUse) continue;
+      if (options.monitorProtocol === 'disabled') {
+        this.#setState(server, STATE_CODE.normal, now, closed);
+      } else if (!wasUsed) {
+        server.reported = false;
+        server.lastHeard = now;
+        this.#setState(server, STATE_CODE.initializing, now, closed);
+      } else if (previousProtocol !== options.monitorProtocol) {
+        server.lastHeard = now;
+      }
+    }
+
+    const releasedPorts: InitiatorPort[] = [];
+    const allocators = new Map<string, PortAllocator>();
+    for (const tsa of tsas.values()) {
+      if (tsa.ts.disabled || !tsa.ts.initiatorSupport) continue;
+      for (const m of tsa.ts.members) {
+        const key = allocatorKey(tsa.address, m.server.address);
+        const old = this.#allocators.get(key);
+        if (old && m.range && old.range.start === m.range.start && old.range.end === m.range.end) {
+          allocators.set(key, old);
+          this.#allocators.delete(key);
+        }
+      }
+    }
+    for (const [key, allocator] of this.#allocators) {
+      const [tsa = '', server = ''] = key.split('|');
+      for (let p = allocator.range.start; p <= allocator.range.end; p++) {
+        if (allocator.isInUse(p)) releasedPorts.push({ tsa, server, port: p });
+      }
+    }
+
+    this.#groups = new PeerNodeGroups(config.peerNodeGroups);
+    this.#groupIdOfLocal = Int32Array.from(this.#groups.names, (name) => this.#groupId(name));
+    this.#options = options;
+    this.#forwardedPorts = new Set(options.forwardedPorts);
+    this.#targetSets = targetSets;
+    this.#tsas = tsas;
+    this.#liveBindings = live;
+    this.#allocators = allocators;
+    this.#maglevCache = new Map();
+    this.#revision = document.revision;
+    return { closed, releasedPorts };
+  }
+
+  #serves(active: IpfeSlot, standby: IpfeSlot | null): boolean {
+    return this.slot === null || active === this.slot || standby === this.slot;
+  }
+
+  // ── server monitoring ────────────────────────────────────────────────────────────────────
+
+  /** A heartbeat from a server: its load and state (default normal). */
+  heartbeat(server: string, report: Heartbeat, now: Millis): void {
+    const s = this.#servers.get(server);
+    if (!s?.inUse || this.#options?.monitorProtocol === 'disabled') return;
+    s.reported = true;
+    s.mps = report.mps;
+    s.mpsCapacity = report.mpsCapacity;
+    s.connections = report.connections;
+    s.connectionCapacity = report.connectionCapacity;
+    s.lastHeard = now;
+    this.#setState(s, STATE_CODE[report.state ?? 'normal'], now, []);
+  }
+
+  /**
+   * The monitoring connection to a server is up (the server is "added"). With heartbeats an
+   * offline server is initializing until its first heartbeat; with tcpConnectOnly it is normal.
+   */
+  serverConnected(server: string, now: Millis): ClosedConnection[] {
+    const s = this.#servers.get(server);
+    const protocol = this.#options?.monitorProtocol;
+    const closed: ClosedConnection[] = [];
+    if (!s?.inUse || protocol === 'disabled') return closed;
+    s.lastHeard = now;
+    if (protocol === 'tcpConnectOnly') {
+      this.#setState(s, STATE_CODE.normal, now, closed);
+    } else if (s.code === STATE_CODE.offline) {
+      this.#setState(s, STATE_CODE.initializing, now, closed);
+    }
+    return closed;
+  }
+
+  /** The monitoring connection to a server is lost: offline, its connections closed. */
+  serverLost(server: string, now: Millis): ClosedConnection[] {
+    const s = this.#servers.get(server);
+    const closed: ClosedConnection[] = [];
+    if (!s?.inUse || this.#options?.monitorProtocol === 'disabled') return closed;
+    this.#setState(s, STATE_CODE.offline, now, closed);
+    return closed;
+  }
+
+  #setState(s: Server, code: number, now: Millis, closed: ClosedConnection[]): void {
+    const before = s.code;
+    if (before === code) return;
+    s.code = code;
+    s.since = now;
+    if (IN_TABLE_BY_CODE[before] !== IN_TABLE_BY_CODE[code]) this.#tableVersion++;
+    if (code === STATE_CODE.offline || code === STATE_CODE.initializing) {
+      const reason: CloseReason = code === STATE_CODE.offline ? 'server-offline' : 'server-initializing';
+      for (const b of s.bindings) this.#closeBinding(b, reason, closed);
+      s.reported = false;
+    }
+  }
+
+  // ── connections ──────────────────────────────────────────────────────────────────────────
+
+  /** A new connection: the server that takes it, or a refusal with its reason. */
+  open(request: OpenRequest, now: Millis): OpenResult {
+    const ip = this.#ip;
+    const sourcePort = request.sourcePort;
+    if (!parseIp(request.sourceIp, ip) || !isPort(sourcePort)) {
+      return this.#refuse(null, 'invalid-source');
+    }
+    const tsa = this.#tsas.get(request.tsa);
+    if (tsa === undefined) return this.#refuse(null, 'unknown-tsa');
+    const ts = tsa.ts;
+    if (ts.disabled) return this.#refuse(ts.number, 'target-set-disabled');
+    const sctp = request.protocol === 'sctp';
+    if (sctp ? !ts.sctp : !ts.tcp) return this.#refuse(ts.number, 'protocol-not-supported');
+    if (!this.#forwardedPorts.has(request.port)) {
+      return this.#refuse(ts.number, 'port-not-forwarded');
+    }
+    const ports = sourcePort * 65536 + request.port;
+    const scope = tsa.id * 2 + (sctp ? 1 : 0);
+    const table = this.#table;
+    const found = table.find(ip, ports, scope);
+    if (found >= 0) {
+      const binding = this.#bindings[table.bindingOf(found)];
+      const member = binding ? ts.members.find((m) => m.server === binding.server) : undefined;
+      if (member) {
+        table.touch(found, now);
+        return this.#accepted(found, tsa, member, true);
+      }
+      this.#forget(found); // cannot happen: apply closes entries of bindings it removes
+    }
+    if (table.isFull) return this.#refuse(ts.number, 'table-full');
+
+    this.#serverRate.advance(now);
+    this.#targetSetRate.advance(now);
+    const avoid = request.avoid ? avoidMask(ts, request.avoid) : 0;
+    const localGroup = this.#groups.size > 0 ? this.#groups.groupOf(request.sourceIp) : NO_GROUP;
+    const group = localGroup === NO_GROUP ? NO_GROUP : (this.#groupIdOfLocal[localGroup] ?? NO_GROUP);
+    const position =
+      ts.algorithm === 'hash'
+        ? this.#chooseByHash(ts, hashSource(ip[0] ?? 0, ip[1] ?? 0, ip[2] ?? 0, ip[3] ?? 0, sourcePort), avoid)
+        : this.#chooseByLeastLoad(ts, group, avoid);
+    const member = ts.members[position];
+    if (member === undefined) return this.#refuse(ts.number, 'no-server');
+
+    const binding = tsa.bindings[position] ?? 0;
+    const slot = table.insert(ip, ports, scope, binding, group, now);
+    this.#counters.opened(binding);
+    this.#serverRate.add(member.server.index);
+    this.#targetSetRate.add(ts.number);
+    if (group !== NO_GROUP) member.server.addToGroup(group, 1);
+    return this.#accepted(slot, tsa, member, false);
+  }
+
+  /** The open connection with this key, if any. */
+  lookup(key: ConnectionKey): Connection | null {
+    const ip = this.#ip;
+    const tsa = this.#tsas.get(key.tsa);
+    if (!tsa || !parseIp(key.sourceIp, ip) || !isPort(key.sourcePort) || !isPort(key.port)) {
+      return null;
+    }
+    const slot = this.#table.find(
+      ip,
+      key.sourcePort * 65536 + key.port,
+      tsa.id * 2 + (key.protocol === 'sctp' ? 1 : 0),
+    );
+    return slot < 0 ? null : this.#connection(slot);
+  }
+
+  /** Activity on a connection: its idle time starts again. False when it is not open. */
+  touch(id: ConnectionId, now: Millis): boolean {
+    const slot = this.#table.slotOf(id);
+    if (slot < 0) return false;
+    this.#table.touch(slot, now);
+    return true;
+  }
+
+  /** The connection ended (either side closed it). False when it was not open. */
+  close(id: ConnectionId): boolean {
+    const slot = this.#table.slotOf(id);
+    if (slot < 0) return false;
+    this.#forget(slot);
+    return true;
+  }
+
+  /**
+   * Time passes: servers silent for connectTimeoutS turn offline (heartbeat monitoring), and
+   * connections idle for their Delete Age expire. Returns the connections to close.
+   */
+  expire(now: Millis): ClosedConnection[] {
+    const closed: ClosedConnection[] = [];
+    const options = this.#options;
+    if (options && options.monitorProtocol !== 'disabled') {
+      const timeout = options.connectTimeoutS * 1000;
+      for (const s of this.#serverList) {
+        if (!s.inUse || s.code === STATE_CODE.offline) continue;
+        const silent = options.monitorProtocol === 'heartbeat' || s.code === STATE_CODE.initializing;
+        if (silent && now - s.lastHeard >= timeout) this.#setState(s, STATE_CODE.offline, now, closed);
+      }
+    }
+    this.#table.expire(now, (slot) => {
+      closed.push(this.#closedInfo(slot, 'idle'));
+      this.#counters.closed(this.#table.bindingOf(slot), 'idle');
+      this.#releaseGroup(slot);
+    });
+    return closed;
+  }
+
+  #accepted(slot: number, tsa: Tsa, member: Member, existing: boolean): OpenResult {
+    return {
+      ok: true,
+      id: this.#table.idOf(slot),
+      targetSet: tsa.ts.number,
+      server: member.server.address,
+      address: tsa.secondary ? (member.secondaryAddress ?? member.server.address) : member.server.address,
+      existing,
+    };
+  }
+
+  #refuse(targetSet: number | null, reason: RefusalReason): OpenResult {
+    this.#counters.refused(targetSet, reason);
+    return { ok: false, reason, targetSet };
+  }
+
+  #connection(slot: number): Connection | null {
+    const b = this.#bindings[this.#table.bindingOf(slot)];
+    if (!b) return null;
+    return {
+      id: this.#table.idOf(slot),
+      targetSet: b.targetSet,
+      tsa: b.tsa,
+      server: b.server.address,
+      lastActive: this.#table.lastActiveOf(slot),
+    };
+  }
+
+  #closedInfo(slot: number, reason: CloseReason): ClosedConnection {
+    const b = this.#bindings[this.#table.bindingOf(slot)];
+    return {
+      id: this.#table.idOf(slot),
+      targetSet: b?.targetSet ?? 0,
+      server: b?.server.address ?? '',
+      reason,
+    };
+  }
+
+  #releaseGroup(slot: number): void {
+    const group = this.#table.groupOf(slot);
+    if (group === NO_GROUP_WORD) return;
+    this.#bindings[this.#table.bindingOf(slot)]?.server.addToGroup(group, -1);
+  }
+
+  #forget(slot: number): void {
+    this.#releaseGroup(slot);
+    this.#table.remove(slot);
+  }
+
+  #closeBinding(binding: number, reason: CloseReason, closed: ClosedConnection[]): void {
+    this.#table.forEachOf(binding, (slot) => {
+      closed.push(this.#closedInfo(slot, reason));
+      this.#counters.closed(binding, reason);
+      this.#forget(slot);
+    });
+  }
+
+  // ── decisions ────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Hash (SPEC §3.2): the key's Maglev entry; if that server refuses new connections, the
+   * first server of the key's preference order that allows overflow; failing that the key's own
+   * server if it is stressed; failing that, none (-1).
+   */
+  #chooseByHash(ts: TargetSet, keyHash: number, avoid: number): number {
+    const table = this.#maglevOf(ts);
+    const own = table.entries[keyHash % table.size] ?? NO_SERVER;
+    if (own === NO_SERVER) return -1;
+    const members = ts.members;
+    const ownCode = members[own]?.server.code ?? STATE_CODE.offline;
+    const ownAvoided = (avoid & (1 << own)) !== 0;
+    if (!ownAvoided && OWN_NEW_BY_CODE[ownCode] === OWN_NEW_ALLOW) return own;
+    // Overflow: the key's preference order is weighted rendezvous hashing over the servers
+    // (highest random weight: the smallest −ln(u)/w), so it is stable per key and spreads
+    // overflow in proportion to weight.
+    let best = -1;
+    let bestScore = Number.POSITIVE_INFINITY;
+    for (let j = 0; j < members.length; j++) {
+      const m = members[j];
+      if (j === own || m === undefined || m.weight === 0 || (avoid & (1 << j)) !== 0) continue;
+      if (OVERFLOW_BY_CODE[m.server.code] !== 1) continue;
+      const u = (fmix32(mix32(keyHash, m.seed)) + 1) / 4294967297;
+      const score = -Math.log(u) / m.weight;
+      if (score < bestScore) {
+        bestScore = score;
+        best = j;
+      }
+    }
+    if (best >= 0) return best;
+    if (!ownAvoided && OWN_NEW_BY_CODE[ownCode] === OWN_NEW_LAST_RESORT) return own;
+    return -1;
+  }
+
+  /** The Target Set's Maglev table over the servers in the hash table now (weight > 0). */
+  #maglevOf(ts: TargetSet): MaglevTable {
+    if (ts.maglev !== null && ts.maglevVersion === this.#tableVersion) return ts.maglev;
+    const servers = ts.members.map((m) => ({
+      id: m.server.address,
+      weight: IN_TABLE_BY_CODE[m.server.code] === 1 ? m.weight : 0,
+    }));
+    const signature = servers.map((s) => `${s.id}=${s.weight}`).join(',');
+    if (ts.maglev === null || signature !== ts.maglevSignature) {
+      let table = this.#maglevCache.get(signature);
+      if (!table) {
+        table = buildMaglev(servers);
+        this.#maglevCache.set(signature, table);
+      }
+      ts.maglev = table;
+      ts.maglevSignature = signature;
+    }
+    ts.maglevVersion = this.#tableVersion;
+    return ts.maglev;
+  }
+
+  /**
+   * Least Load (SPEC §3.3, §3.4): candidates are servers with weight > 0 whose state allows new
+   * connections (stressed ones only when there is no other); Peer Node Aware drops those with
+   * D or more connections from the group above the lowest; below leastLoadThreshold new
+   * connections per second the choice is weighted round-robin.
+   */
+  #chooseByLeastLoad(ts: TargetSet, group: number, avoid: number): number {
+    const members = ts.members;
+    const candidates = ts.candidates;
+    let n = 0;
+    for (let j = 0; j < members.length; j++) {
+      const m = members[j];
+      if (m === undefined || m.weight === 0 || (avoid & (1 << j)) !== 0) continue;
+      if (OWN_NEW_BY_CODE[m.server.code] === OWN_NEW_ALLOW) candidates[n++] = j;
+    }
+    if (n === 0) {
+      for (let j = 0; j < members.length; j++) {
+        const m = members[j];
+        if (m === undefined || m.weight === 0 || (avoid & (1 << j)) !== 0) continue;
+        if (OWN_NEW_BY_CODE[m.server.code] === OWN_NEW_LAST_RESORT) candidates[n++] = j;
+      }
+    }
+    if (n === 0) return -1;
+    if (ts.peerNodeThreshold >= 1 && group !== NO_GROUP && n > 1) {
+      const counts = ts.counts;
+      for (let i = 0; i < n; i++) {
+        counts[i] = members[candidates[i] ?? 0]?.server.groupCount(group) ?? 0;
+      }
+      n = filterByPeerNodeGroup(candidates, n, counts, ts.peerNodeThreshold);
+    }
+    const threshold = this.#options?.leastLoadThreshold ?? 0;
+    if (threshold > 0 && this.#targetSetRate.count(ts.number) < threshold) {
+      return smoothWeightedPick(candidates, n, ts.weights, ts.current);
+    }
+    const loads = ts.loads;
+    const rate = this.#serverRate;
+    const { fm, fc, highestWeight } = ts;
+    for (let i = 0; i < n; i++) {
+      const j = candidates[i] ?? 0;
+      const m = members[j];
+      if (m === undefined) continue;
+      const s = m.server;
+      loads[j] = loadOf(
+        fm,
+        fc,
+        s.mps,
+        s.mpsCapacity,
+        s.connections + rate.count(s.index),
+        s.connectionCapacity,
+        m.weight,
+        highestWeight,
+      );
+    }
+    return chooseLeastLoaded(candidates, n, loads, ts.weights, ts.allowedDeviation, ts.current);
+  }
+
+  // ── initiator connections ────────────────────────────────────────────────────────────────
+
+  /** A free source port on `tsa` inside `server`'s Initiator Port Range, now in use. */
+  allocatePort(tsa: string, server: string): PortAllocation {
+    const t = this.#tsas.get(tsa);
+    if (!t) return { ok: false, reason: 'unknown-tsa' };
+    if (t.ts.disabled || !t.ts.initiatorSupport) return { ok: false, reason: 'initiator-disabled' };
+    const member = t.ts.members.find((m) => m.server.address === server);
+    if (!member?.range) return { ok: false, reason: 'unknown-server' };
+    const key = allocatorKey(tsa, server);
+    let allocator = this.#allocators.get(key);
+    if (!allocator) {
+      allocator = new PortAllocator(member.range);
+      this.#allocators.set(key, allocator);
+    }
+    const port = allocator.allocate();
+    return port === null ? { ok: false, reason: 'ports-exhausted' } : { ok: true, port };
+  }
+
+  /** The initiator connection on tsa:port ended; the port is free again. */
+  releasePort(tsa: string, port: number): boolean {
+    const server = this.routeInbound(tsa, port);
+    if (server === null) return false;
+    return this.#allocators.get(allocatorKey(tsa, server))?.release(port) ?? false;
+  }
+
+  /** SPEC §3.6: the server that owns traffic arriving at tsa:port (null: not an initiator port). */
+  routeInbound(tsa: string, port: number): string | null {
+    const t = this.#tsas.get(tsa);
+    if (!t || t.ts.disabled || !t.ts.initiatorSupport) return null;
+    return t.ts.routes.route(port);
+  }
+
+  // ── observation ──────────────────────────────────────────────────────────────────────────
+
+  status(now: Millis): EngineStatus {
+    this.#serverRate.advance(now);
+    return {
+      revision: this.#revision,
+      connections: this.#table.size,
+      maxConnections: this.maxConnections,
+      targetSets: this.#targetSets.map((ts) => {
+        const tsas = [...this.#tsas.values()].filter((t) => t.ts === ts);
+        const servers = ts.members.map((m, j): ServerStatus => {
+          const recent = this.#serverRate.count(m.server.index);
+          return {
+            address: m.server.address,
+            state: m.server.state,
+            since: m.server.since,
+            weight: m.weight,
+            load: ts.load(j, recent),
+            recent,
+            active: tsas.reduce((sum, t) => sum + this.#table.countOf(t.bindings[j] ?? -1), 0),
+          };
+        });
+        return {
+          number: ts.number,
+          disabled: ts.disabled,
+          algorithm: ts.algorithm,
+          activeBindings: ts.disabled
+            ? 0
+            : ts.members.filter((m) => m.weight > 0 && OWN_NEW_BY_CODE[m.server.code] !== 0).length,
+          servers,
+        };
+      }),
+    };
+  }
+
+  counters(): EngineCounters {
+    return {
+      revision: this.#revision,
+      connections: this.#table.size,
+      maxConnections: this.maxConnections,
+      expireExamined: this.#table.examined,
+      refused: this.#counters.refusals(null),
+      targetSets: this.#targetSets.map((ts) => {
+        const tsas = [...this.#tsas.values()].filter((t) => t.ts === ts);
+        return {
+          number: ts.number,
+          refused: this.#counters.refusals(ts.number),
+          servers: ts.members.map((m, j) => {
+            let opened = 0;
+            let expired = 0;
+            let evicted = 0;
+            let active = 0;
+            for (const t of tsas) {
+              const b = t.bindings[j] ?? -1;
+              const c = this.#counters.ofBinding(b);
+              opened += c.opened;
+              expired += c.expired;
+              evicted += c.evicted;
+              active += this.#table.countOf(b);
+            }
+            return { address: m.server.address, opened, active, expired, evicted };
+          }),
+        };
+      }),
+    };
+  }
+
+  // ── registries (ids that stay stable across configurations) ─────────────────────────────
+
+  #server(address: string): Server {
+    let s = this.#servers.get(address);
+    if (!s) {
+      s = new Server(this.#serverList.length, address);
+      this.#servers.set(address, s);
+      this.#serverList.push(s);
+      this.#serverRate.ensure(this.#serverList.length);
+    }
+    return s;
+  }
+
+  #tsaId(address: string): number {
+    let id = this.#tsaIds.get(address);
+    if (id === undefined) {
+      id = this.#tsaAddresses.length;
+      this.#tsaIds.set(address, id);
+      this.#tsaAddresses.push(address);
+    }
+    return id;
+  }
+
+  #binding(targetSet: number, tsa: string, server: Server): number {
+    const key = `${targetSet}|${tsa}|${server.address}`;
+    let id = this.#bindingIds.get(key);
+    if (id === undefined) {
+      id = this.#bindings.length;
+      this.#bindingIds.set(key, id);
+      this.#bindings.push({ id, targetSet, tsa, server });
+    }
+    return id;
+  }
+
+  #groupId(name: string): number {
+    let id = this.#groupIds.get(name);
+    if (id === undefined) {
+      id = this.#groupIds.size;
+      this.#groupIds.set(name, id);
+    }
+    return id;
+  }
+}
+
+function isPort(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 65535;
+}
+
+function avoidMask(ts: TargetSet, avoid: readonly string[]): number {
+  let mask = 0;
+  ts.members.forEach((m, j) => {
+    if (avoid.includes(m.server.address)) mask |= 1 << j;
+  });
+  return mask;
+}
+
+function allocatorKey(tsa: string, server: string): string {
+  return `${tsa}|${server}`;
+}

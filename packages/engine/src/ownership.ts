@@ -1,0 +1,137 @@
+import type { ConfigDocument, IpfeSlot } from '@ipfe/schema';
+import { IPFE_SLOTS } from '@ipfe/schema';
+
+/**
+ * Ownership and failover (SPEC §3.7): which IPFE serves each TSA address. A TSA is served by
+ * its active IPFE while that IPFE is alive, otherwise by its standby; a disabled Target Set by
+ * nobody. A returning active takes its addresses back only once it has been alive for the
+ * hold-off, so that a flapping node does not bounce traffic (unless nobody else can serve).
+ *
+ * Liveness is fed in as events with their time. Every slot starts as "alive since ever": an
+ * agent declares its mate dead only after mateTimeoutMs of silence, and an agent declares its
+ * own (re)start with `restarted`, so that it waits for the hold-off before it takes its
+ * addresses back from the mate that covered for it.
+ */
+
+export const PREEMPTION_HOLD_OFF_MS = 2000;
+
+export interface TsaRoles {
+  readonly address: string;
+  readonly targetSet: number;
+  readonly active: IpfeSlot;
+  readonly standby: IpfeSlot | null;
+  readonly disabled: boolean;
+}
+
+interface Liveness {
+  alive: boolean;
+  since: number;
+}
+
+export class Ownership {
+  readonly holdOffMs: number;
+  #tsas = new Map<string, TsaRoles>();
+  #slots = new Map<IpfeSlot, Liveness>(
+    IPFE_SLOTS.map((slot) => [slot, { alive: true, since: Number.NEGATIVE_INFINITY }]),
+  );
+
+  constructor(document?: ConfigDocument, options: { holdOffMs?: number } = {}) {
+    this.holdOffMs = options.holdOffMs ?? PREEMPTION_HOLD_OFF_MS;
+    if (document) this.apply(document);
+  }
+
+  /** Takes the TSAs and their roles from a new configuration; liveness is kept. */
+  apply(document: ConfigDocument): void {
+    this.#tsas = new Map(tsaRolesOf(document).map((r) => [r.address, r]));
+  }
+
+  /** `slot` is heard from at `now` (a mate's beacon). A slot that was dead is alive from now. */
+  alive(slot: IpfeSlot, now: number): void {
+    const s = this.#slot(slot);
+    if (s.alive) return;
+    s.alive = true;
+    s.since = now;
+  }
+
+  /** `slot` (re)starts at `now`: alive from now on, so it waits for the hold-off. */
+  restarted(slot: IpfeSlot, now: number): void {
+    const s = this.#slot(slot);
+    s.alive = true;
+    s.since = now;
+  }
+
+  /** `slot` is silent past the mate timeout. */
+  dead(slot: IpfeSlot, now: number): void {
+    const s = this.#slot(slot);
+    s.alive = false;
+    s.since = now;
+  }
+
+  isAlive(slot: IpfeSlot): boolean {
+    return this.#slot(slot).alive;
+  }
+
+  /** The slot that serves `tsa` at `now`, or null (unknown address, disabled, nobody alive). */
+  owner(tsa: string, now: number): IpfeSlot | null {
+    const roles = this.#tsas.get(tsa);
+    return roles ? this.ownerOfRoles(roles, now) : null;
+  }
+
+  ownerOfRoles(roles: TsaRoles, now: number): IpfeSlot | null {
+    if (roles.disabled) return null;
+    const active = this.#slot(roles.active);
+    const standby = roles.standby ? this.#slot(roles.standby) : null;
+    const standbyAlive = standby?.alive ?? false;
+    if (active.alive && (now - active.since >= this.holdOffMs || !standbyAlive)) {
+      return roles.active;
+    }
+    if (standbyAlive) return roles.standby;
+    return null;
+  }
+
+  /** The TSAs `slot` serves at `now`, in Target Set order. */
+  servedBy(slot: IpfeSlot, now: number): TsaRoles[] {
+    return [...this.#tsas.values()].filter((r) => this.ownerOfRoles(r, now) === slot);
+  }
+
+  /** The earliest time after `now` at which an answer of `owner` may change without an event. */
+  nextChange(now: number): number | null {
+    let next: number | null = null;
+    for (const s of this.#slots.values()) {
+      const at = s.since + this.holdOffMs;
+      if (s.alive && at > now && (next === null || at < next)) next = at;
+    }
+    return next;
+  }
+
+  #slot(slot: IpfeSlot): Liveness {
+    const s = this.#slots.get(slot);
+    if (!s) throw new RangeError(`unknown IPFE slot ${String(slot)}`);
+    return s;
+  }
+}
+
+/** Every TSA (primary and secondary) of a configuration with its roles. */
+export function tsaRolesOf(document: ConfigDocument): TsaRoles[] {
+  return document.config.targetSets.flatMap((ts) => {
+    const roles: TsaRoles[] = [
+      {
+        address: ts.primary.address,
+        targetSet: ts.number,
+        active: ts.primary.activeIpfe,
+        standby: ts.primary.standbyIpfe,
+        disabled: ts.disabled,
+      },
+    ];
+    if (ts.secondary) {
+      roles.push({
+        address: ts.secondary.address,
+        targetSet: ts.number,
+        active: ts.secondary.activeIpfe,
+        standby: ts.secondary.standbyIpfe,
+        disabled: ts.disabled,
+      });
+    }
+    return roles;
+  });
+}
