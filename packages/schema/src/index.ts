@@ -11,3 +11,4 @@ export * from './derive.ts';
 export * from './document.ts';
 export * from './issues.ts';
 export * from './zod-issues.ts';
+export * from './heartbeat.ts';

@@ -1,13 +1,11 @@
 import type Database from 'better-sqlite3';
 import {
-  DOCUMENT_FORMAT_VERSION,
-  deriveConfiguration,
   emptyConfiguration,
   underiveConfiguration,
   type ConfigDocument,
   type Configuration,
 } from '@ipfe/schema';
-import { canonicalJson, sha256Hex } from '@ipfe/schema/digest';
+import { buildDocument, canonicalJson } from '@ipfe/schema/digest';
 import fp from 'fastify-plugin';
 
 export interface RevisionInfo {
@@ -118,16 +116,6 @@ export class ConfigRepository {
     });
     return run.immediate();
   }
-}
-
-export function buildDocument(revision: number, config: Configuration): ConfigDocument {
-  const derived = deriveConfiguration(config);
-  return {
-    formatVersion: DOCUMENT_FORMAT_VERSION,
-    revision,
-    sha256: sha256Hex(canonicalJson(derived)),
-    config: derived,
-  };
 }
 
 declare module 'fastify' {
