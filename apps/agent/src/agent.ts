@@ -1,0 +1,481 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Engine, Ownership, inStasis, type EngineStatus, type TsaRoles } from '@ipfe/engine';
+import {
+  MATE_OF,
+  type ConfigDocument,
+  type DerivedTargetSet,
+  type FieldError,
+  type IpfeSlot,
+} from '@ipfe/schema';
+import pino, { type Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { Alarms, type Alarm } from './alarms.ts';
+import { ConfigStore } from './config-store.ts';
+import { checkDocument } from './document-check.ts';
+import { UserspaceDataPlane, type Listener } from './data-plane.ts';
+import { createMetrics, newCounts, type AgentCounts } from './metrics.ts';
+import { MateLink, type Beacon } from './mate-link.ts';
+import { Monitor } from './monitor.ts';
+import { InitiatorRelay } from './relay.ts';
+import { BalanceWatch } from './balance.ts';
+
+export interface AgentOptions {
+  slot: IpfeSlot;
+  stateDir: string;
+  token: string;
+  relayPort: number;
+  /** The address the control API listens on; the fallback for beacons when the slot is unconfigured. */
+  controlHost: string;
+  logger?: Logger;
+  holdOffMs?: number;
+  drainTimeoutMs?: number;
+  maxConnections?: number;
+}
+
+export type PushResult =
+  | { status: 200; body: { revision: number; sha256: string } }
+  | { status: 409 | 422; body: { error: { code: string; message: string; fields: FieldError[] } } };
+
+const TICK_MS = 50;
+const EXPIRE_EVERY_MS = 250;
+const ALARMS_EVERY_MS = 1000;
+
+/** Monotonic milliseconds: timeouts must not jump with the wall clock. */
+const monotonic = () => performance.now();
+
+/**
+ * An IPFE agent: a thin process around packages/engine. It applies configurations (pushed or
+ * persisted), serves the TSAs it owns on real sockets, watches application servers and its mate,
+ * and raises alarms.
+ */
+export class Agent {
+  readonly slot: IpfeSlot;
+  readonly mate: IpfeSlot;
+  readonly boot = randomUUID();
+  readonly log: Logger;
+  readonly alarms: Alarms;
+  readonly counts: AgentCounts = newCounts();
+  readonly metrics: Registry;
+  readonly store: ConfigStore;
+
+  #engine: Engine | null = null;
+  #document: ConfigDocument | null = null;
+  #appliedAt: string | null = null;
+  #ownership: Ownership;
+  #dataPlane: UserspaceDataPlane;
+  #monitor: Monitor;
+  #mateLink: MateLink;
+  #relay: InitiatorRelay;
+  #balance = new BalanceWatch();
+  #owned = new Map<string, TsaRoles>();
+  #mateHeardAt: number;
+  #mateBoot: string | null = null;
+  #tick: NodeJS.Timeout | null = null;
+  #lastExpire = 0;
+  #lastAlarms = 0;
+  #reconciling: Promise<void> = Promise.resolve();
+  #stopping = false;
+
+  constructor(private readonly options: AgentOptions) {
+    this.slot = options.slot;
+    this.mate = MATE_OF[options.slot];
+    this.log = options.logger ?? pino({ name: 'ipfe-agent', base: { slot: options.slot } });
+    this.store = new ConfigStore(options.stateDir);
+    this.alarms = new Alarms((alarm) =>
+      this.log[alarm.clearedAt ? 'info' : 'warn'](
+        { alarm: alarm.code, targetSet: alarm.targetSet, server: alarm.server },
+        `${alarm.clearedAt ? 'cleared' : 'raised'}: ${alarm.name}: ${alarm.text}`,
+      ),
+    );
+    this.#ownership = new Ownership(undefined, { holdOffMs: options.holdOffMs });
+    this.#mateHeardAt = monotonic();
+    this.metrics = createMetrics({
+      slot: this.slot,
+      engine: () => this.#engine?.counters() ?? null,
+      counts: this.counts,
+      activeAlarms: () => this.alarms.active(),
+    });
+    this.#dataPlane = new UserspaceDataPlane({
+      engine: () => this.#engine,
+      now: monotonic,
+      log: this.log,
+      rejectOption: () => this.#document?.config.options.tcpRejectOption ?? 'tcpReset',
+      connectTimeoutMs: () =>
+        Math.min(3000, (this.#document?.config.options.connectTimeoutS ?? 3) * 1000),
+      countBytes: (tsa, direction, bytes) => {
+        const entry = this.counts.bytes.get(tsa) ?? { in: 0, out: 0 };
+        entry[direction] += bytes;
+        this.counts.bytes.set(tsa, entry);
+      },
+    });
+    this.#monitor = new Monitor(
+      {
+        connected: (server) =>
+          this.#dataPlane.close(this.#engine?.serverConnected(server, monotonic()) ?? []),
+        lost: (server) =>
+          this.#dataPlane.close(this.#engine?.serverLost(server, monotonic()) ?? []),
+        heartbeat: (server, report) => {
+          this.counts.heartbeats.set(server, (this.counts.heartbeats.get(server) ?? 0) + 1);
+          this.#engine?.heartbeat(server, report, monotonic());
+        },
+        malformed: (server) =>
+          this.counts.malformedHeartbeats.set(
+            server,
+            (this.counts.malformedHeartbeats.get(server) ?? 0) + 1,
+          ),
+      },
+      this.log,
+    );
+    this.#mateLink = new MateLink(
+      { slot: this.slot, boot: this.boot, revision: () => this.#document?.revision ?? 0 },
+      options.token,
+      (beacon) => this.#onBeacon(beacon),
+      this.log,
+    );
+    this.#relay = new InitiatorRelay({
+      engine: () => this.#engine,
+      tsaFor: (s) => this.#initiatorTsa(s),
+      log: this.log,
+    });
+  }
+
+  get document(): ConfigDocument | null {
+    return this.#document;
+  }
+
+  /** Starts with the persisted configuration, if any, without waiting for the OAM. */
+  async start(): Promise<void> {
+    this.#ownership.restarted(this.slot, monotonic());
+    const persisted = this.store.load();
+    if (persisted && 'error' in persisted) {
+      this.log.error(
+        { err: persisted.error },
+        'persisted configuration unusable; waiting for a push',
+      );
+    } else if (persisted) {
+      this.log.info(
+        { revision: persisted.document.revision },
+        'applying the persisted configuration',
+      );
+      this.#apply(persisted.document);
+    }
+    this.#tick = setInterval(() => this.#onTick(), TICK_MS);
+    await this.#reconcile();
+  }
+
+  /** A pushed document: validated, persisted, then applied (SPEC §4.1). */
+  async push(body: unknown): Promise<PushResult> {
+    const checked = checkDocument(body);
+    if (!checked.ok) {
+      this.counts.configRejects++;
+      const first = checked.fields[0];
+      const message = `Configuration rejected: ${first ? `${first.path}: ${first.message}` : 'invalid'}`;
+      this.alarms.raise(5100, message);
+      this.log.warn({ fields: checked.fields.slice(0, 5) }, 'configuration rejected');
+      return {
+        status: 422,
+        body: { error: { code: 'INVALID_CONFIG', message, fields: checked.fields } },
+      };
+    }
+    const document = checked.document;
+    const current = this.#document;
+    if (current && document.revision < current.revision) {
+      return this.#stale(
+        `revision ${document.revision} is older than the applied revision ${current.revision}`,
+      );
+    }
+    if (current && document.revision === current.revision) {
+      if (document.sha256 === current.sha256)
+        return { status: 200, body: { revision: current.revision, sha256: current.sha256 } };
+      return this.#stale(`revision ${document.revision} is applied already with other content`);
+    }
+    this.store.save(document);
+    this.#apply(document);
+    await this.#reconcile();
+    return { status: 200, body: { revision: document.revision, sha256: document.sha256 } };
+  }
+
+  #stale(message: string): PushResult {
+    return {
+      status: 409,
+      body: { error: { code: 'STALE_REVISION', message, fields: [{ path: 'revision', message }] } },
+    };
+  }
+
+  #apply(document: ConfigDocument) {
+    const now = monotonic();
+    if (this.#engine) {
+      const result = this.#engine.apply(document, now);
+      this.#dataPlane.close(result.closed);
+    } else {
+      this.#engine = new Engine(document, now, {
+        slot: this.slot,
+        maxConnections: this.options.maxConnections,
+      });
+    }
+    this.#ownership.apply(document);
+    this.#document = document;
+    this.#appliedAt = new Date().toISOString();
+    this.counts.configApplies++;
+    this.alarms.clear(5100);
+    this.log.info(
+      { revision: document.revision, sha256: document.sha256 },
+      'configuration applied',
+    );
+    const options = document.config.options;
+    const own = options.ipfe[this.slot]?.address ?? this.options.controlHost;
+    this.#mateLink.configure({
+      ownAddress: own,
+      mateAddress: options.ipfe[this.mate]?.address ?? null,
+      mateSlot: this.mate,
+      port: options.mateHeartbeatPort,
+      intervalMs: options.mateIntervalMs,
+    });
+    this.#monitor.configure(this.#watchedServers(document), options);
+    void this.#relay.listen(this.#servesInitiators(document) ? own : null, this.options.relayPort);
+  }
+
+  /** Servers of every enabled Target Set this agent is active or standby for: ready before a takeover. */
+  #watchedServers(document: ConfigDocument): string[] {
+    const servers = new Set<string>();
+    for (const ts of this.#myTargetSets(document))
+      for (const s of ts.servers) servers.add(s.address);
+    return [...servers];
+  }
+
+  #myTargetSets(document: ConfigDocument): DerivedTargetSet[] {
+    const mine = (active: IpfeSlot, standby: IpfeSlot | null) =>
+      active === this.slot || standby === this.slot;
+    return document.config.targetSets.filter(
+      (ts) =>
+        !ts.disabled &&
+        (mine(ts.primary.activeIpfe, ts.primary.standbyIpfe) ||
+          (ts.secondary !== null && mine(ts.secondary.activeIpfe, ts.secondary.standbyIpfe))),
+    );
+  }
+
+  #servesInitiators(document: ConfigDocument): boolean {
+    return this.#myTargetSets(document).some((ts) => ts.initiatorSupport);
+  }
+
+  #initiatorTsa(server: string): string | null {
+    const document = this.#document;
+    if (!document) return null;
+    for (const roles of this.#owned.values()) {
+      const ts = document.config.targetSets.find((t) => t.number === roles.targetSet);
+      if (
+        ts?.initiatorSupport &&
+        ts.servers.some((s) => s.address === server || s.secondaryAddress === server)
+      ) {
+        return roles.address;
+      }
+    }
+    return null;
+  }
+
+  #onBeacon(beacon: Beacon) {
+    const now = monotonic();
+    if (this.#mateBoot !== null && beacon.boot !== this.#mateBoot) {
+      this.log.info({ mate: this.mate }, 'mate restarted');
+      this.#ownership.restarted(this.mate, now);
+    } else if (!this.#ownership.isAlive(this.mate)) {
+      this.log.info({ mate: this.mate }, 'mate heard again');
+      this.#ownership.alive(this.mate, now);
+    }
+    this.#mateBoot = beacon.boot;
+    this.#mateHeardAt = now;
+    this.alarms.clear(5012);
+  }
+
+  #onTick() {
+    if (this.#stopping) return;
+    const now = monotonic();
+    const options = this.#document?.config.options;
+    const mateConfigured = Boolean(options?.ipfe[this.mate]);
+    if (
+      options &&
+      mateConfigured &&
+      this.#ownership.isAlive(this.mate) &&
+      now - this.#mateHeardAt >= options.mateTimeoutMs
+    ) {
+      this.#ownership.dead(this.mate, now);
+      this.alarms.raise(5012, `No beacon from IPFE ${this.mate} for ${options.mateTimeoutMs} ms`);
+    }
+    if (this.#engine && now - this.#lastExpire >= EXPIRE_EVERY_MS) {
+      this.#lastExpire = now;
+      this.#dataPlane.close(this.#engine.expire(now));
+    }
+    void this.#reconcile();
+    if (now - this.#lastAlarms >= ALARMS_EVERY_MS) {
+      this.#lastAlarms = now;
+      this.#evaluateAlarms(now);
+    }
+  }
+
+  /** Listens on exactly the TSAs this agent serves now (one reconcile at a time). */
+  #reconcile(): Promise<void> {
+    this.#reconciling = this.#reconciling.then(async () => {
+      if (this.#stopping) return;
+      const now = monotonic();
+      const served = this.#document ? this.#ownership.servedBy(this.slot, now) : [];
+      const next = new Map(served.map((r) => [r.address, r]));
+      for (const [address, roles] of next) {
+        if (!this.#owned.has(address)) {
+          const takeover = roles.active !== this.slot;
+          if (takeover) this.counts.failovers++;
+          this.log.info({ tsa: address, targetSet: roles.targetSet, takeover }, 'serving TSA');
+        }
+      }
+      for (const address of this.#owned.keys()) {
+        if (!next.has(address)) this.log.info({ tsa: address }, 'no longer serving TSA');
+      }
+      this.#owned = next;
+      await this.#dataPlane.setListeners(this.#wantedListeners());
+    });
+    return this.#reconciling;
+  }
+
+  #wantedListeners(): Listener[] {
+    const document = this.#document;
+    if (!document) return [];
+    const listeners: Listener[] = [];
+    for (const roles of this.#owned.values()) {
+      const ts = document.config.targetSets.find((t) => t.number === roles.targetSet);
+      if (!ts || ts.protocols === 'sctp') continue;
+      for (const port of document.config.options.forwardedPorts) {
+        listeners.push({ tsa: roles.address, port, targetSet: roles.targetSet });
+      }
+    }
+    return listeners;
+  }
+
+  #evaluateAlarms(now: number) {
+    const document = this.#document;
+    const engine = this.#engine;
+    if (!document || !engine) return;
+    const status = engine.status(now);
+    const ownedSets = new Set([...this.#owned.values()].map((r) => r.targetSet));
+    const owned = status.targetSets.filter((ts) => ownedSets.has(ts.number) && !ts.disabled);
+    const servers = owned.flatMap((ts) => ts.servers.map((s) => ({ ts: ts.number, ...s })));
+    this.alarms.reconcile(
+      5001,
+      servers
+        .filter((s) => s.state === 'offline')
+        .map((s) => ({
+          targetSet: s.ts,
+          server: s.address,
+          text: `Application server ${s.address} is offline`,
+        })),
+    );
+    this.alarms.reconcile(
+      5005,
+      servers
+        .filter((s) => inStasis(s.state))
+        .map((s) => ({
+          targetSet: s.ts,
+          server: s.address,
+          text: `Application server ${s.address} reports ${s.state}`,
+        })),
+    );
+    this.alarms.reconcile(
+      5009,
+      owned
+        .filter((ts) => ts.activeBindings === 0)
+        .map((ts) => ({
+          targetSet: ts.number,
+          text: `No server of Target Set ${ts.number} can take new connections`,
+        })),
+    );
+    const sctpOnly = document.config.targetSets.filter(
+      (ts) => ownedSets.has(ts.number) && ts.protocols === 'sctp',
+    );
+    this.alarms.reconcile(5002, [
+      ...this.#dataPlane.bindFailures().map((f) => ({
+        targetSet: f.targetSet,
+        server: `${f.tsa}:${f.port}`,
+        text: `Cannot listen on ${f.tsa}:${f.port} (${f.error})`,
+      })),
+      ...sctpOnly.map((ts) => ({
+        targetSet: ts.number,
+        text: `Target Set ${ts.number} is SCTP only: SCTP is not forwarded on this node`,
+      })),
+    ]);
+    this.#balance.record(now, engine.counters());
+    this.alarms.reconcile(
+      5008,
+      this.#balance.outOfBalance(status, ownedSets, document.config.options.imbalanceThresholdPct),
+    );
+  }
+
+  status() {
+    const now = monotonic();
+    const document = this.#document;
+    const engineStatus: EngineStatus | null = this.#engine?.status(now) ?? null;
+    const wall = (t: number) => new Date(Date.now() - (now - t)).toISOString();
+    return {
+      slot: this.slot,
+      boot: this.boot,
+      revision: document?.revision ?? null,
+      sha256: document?.sha256 ?? null,
+      appliedAt: this.#appliedAt,
+      dataplane: 'userspace' as const,
+      mate: {
+        slot: this.mate,
+        alive: this.#ownership.isAlive(this.mate),
+        lastHeardAt: this.#mateBoot ? wall(this.#mateHeardAt) : null,
+      },
+      owned: [...this.#owned.values()].map((r) => ({
+        tsa: r.address,
+        targetSet: r.targetSet,
+        role: r.active === this.slot ? ('active' as const) : ('standby' as const),
+      })),
+      listening: this.#dataPlane.listening().map((l) => `${l.tsa}:${l.port}`),
+      connections: this.#dataPlane.connectionCount(),
+      targetSets: (engineStatus?.targetSets ?? []).map((ts) => {
+        const config = document?.config.targetSets.find((t) => t.number === ts.number);
+        return {
+          number: ts.number,
+          disabled: ts.disabled,
+          algorithm: ts.algorithm,
+          activeBindings: { available: ts.activeBindings, total: ts.servers.length },
+          notForwarded: config && config.protocols !== 'tcp' ? ['sctp'] : [],
+          servers: ts.servers.map((s) => ({
+            address: s.address,
+            state: s.state,
+            since: Number.isFinite(s.since) ? wall(s.since) : null,
+            weight: s.weight,
+            load: s.load,
+            newPerSecond: s.recent,
+            active: s.active,
+          })),
+        };
+      }),
+      monitoring: this.#monitor.watching(),
+      alarms: this.alarms.active(),
+      alarmHistory: this.alarms.history().slice(-50),
+      counters: {
+        configApplies: this.counts.configApplies,
+        configRejects: this.counts.configRejects,
+        failovers: this.counts.failovers,
+        heartbeats: sum(this.counts.heartbeats),
+        malformedHeartbeats: sum(this.counts.malformedHeartbeats),
+      },
+    };
+  }
+
+  /** SIGTERM: stop accepting, let open connections finish for a bounded time, close everything. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    if (this.#tick) clearInterval(this.#tick);
+    await this.#reconciling;
+    this.#mateLink.close();
+    this.#relay.close();
+    await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
+    this.#monitor.close();
+  }
+}
+
+const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+
+export type { Alarm };

@@ -1,0 +1,68 @@
+import type { EngineCounters, EngineStatus } from '@ipfe/engine';
+
+const WINDOW_MS = 60_000;
+const SAMPLE_EVERY_MS = 5_000;
+/** Fewer new connections than this in the window carry too little signal to judge balance. */
+const MIN_CONNECTIONS = 100;
+
+interface Sample {
+  at: number;
+  opened: Map<string, number>;
+}
+
+/**
+ * "Out of Balance: High" (alarm 5008): a server whose share of the new connections of its Target
+ * Set over the last minute exceeds its expected share (weight among the servers that can take
+ * new connections) by more than imbalanceThresholdPct points.
+ */
+export class BalanceWatch {
+  #samples: Sample[] = [];
+
+  record(now: number, counters: EngineCounters): void {
+    const last = this.#samples[this.#samples.length - 1];
+    if (last && now - last.at < SAMPLE_EVERY_MS) return;
+    const opened = new Map<string, number>();
+    for (const ts of counters.targetSets)
+      for (const s of ts.servers) opened.set(`${ts.number}|${s.address}`, s.opened);
+    this.#samples.push({ at: now, opened });
+    while (this.#samples.length > 1 && now - this.#samples[0]!.at > WINDOW_MS)
+      this.#samples.shift();
+  }
+
+  outOfBalance(
+    status: EngineStatus,
+    targetSets: Set<number>,
+    thresholdPct: number,
+  ): { targetSet: number; server: string; text: string }[] {
+    const first = this.#samples[0];
+    const last = this.#samples[this.#samples.length - 1];
+    if (!first || !last || first === last) return [];
+    const found: { targetSet: number; server: string; text: string }[] = [];
+    for (const ts of status.targetSets) {
+      if (!targetSets.has(ts.number) || ts.disabled) continue;
+      const delta = (address: string) =>
+        (last.opened.get(`${ts.number}|${address}`) ?? 0) -
+        (first.opened.get(`${ts.number}|${address}`) ?? 0);
+      const total = ts.servers.reduce((n, s) => n + delta(s.address), 0);
+      if (total < MIN_CONNECTIONS) continue;
+      const eligible = ts.servers.filter(
+        (s) =>
+          s.weight > 0 && !['offline', 'initializing', 'halting', 'overloaded'].includes(s.state),
+      );
+      const weights = eligible.reduce((n, s) => n + s.weight, 0);
+      if (weights === 0) continue;
+      for (const s of eligible) {
+        const actual = (100 * delta(s.address)) / total;
+        const expected = (100 * s.weight) / weights;
+        if (actual - expected > thresholdPct) {
+          found.push({
+            targetSet: ts.number,
+            server: s.address,
+            text: `${s.address} took ${actual.toFixed(1)} % of new connections in the last minute; expected ${expected.toFixed(1)} %`,
+          });
+        }
+      }
+    }
+    return found;
+  }
+}

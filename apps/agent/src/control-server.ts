@@ -1,0 +1,80 @@
+import { timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyError } from 'fastify';
+import type { Agent } from './agent.ts';
+
+const PUBLIC = new Set(['/v1/health']);
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer (.+)$/.exec(header ?? '');
+  if (!match) return false;
+  const given = Buffer.from(match[1]!);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const errorBody = (code: string, message: string) => ({ error: { code, message, fields: [] } });
+
+/**
+ * The agent's control API (SPEC §4.1): config push and read, status, metrics, health. Every route
+ * but health needs the deployment token; bodies are limited and slow clients are cut off.
+ */
+export function buildControlServer(agent: Agent, token: string) {
+  const app = Fastify({
+    loggerInstance: agent.log.child({ component: 'control' }),
+    disableRequestLogging: true,
+    bodyLimit: 4 * 1024 * 1024,
+    connectionTimeout: 15_000,
+    requestTimeout: 15_000,
+    keepAliveTimeout: 5_000,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (PUBLIC.has(request.url)) return;
+    if (!tokenMatches(request.headers.authorization, token)) {
+      return reply
+        .code(401)
+        .send(errorBody('UNAUTHENTICATED', 'A valid Authorization: Bearer token is required'));
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const status =
+      err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) request.log.error({ err }, 'control request failed');
+    const code =
+      status === 413
+        ? 'PAYLOAD_TOO_LARGE'
+        : status === 415
+          ? 'UNSUPPORTED_MEDIA_TYPE'
+          : status === 500
+            ? 'INTERNAL'
+            : 'BAD_REQUEST';
+    return reply
+      .code(status)
+      .send(errorBody(code, status === 500 ? 'Internal error' : err.message));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url}`)),
+  );
+
+  app.put('/v1/config', async (request, reply) => {
+    const result = await agent.push(request.body);
+    return reply.code(result.status).send(result.body);
+  });
+  app.get('/v1/config', async (_request, reply) => {
+    const document = agent.document;
+    if (!document)
+      return reply.code(404).send(errorBody('NOT_FOUND', 'No configuration applied yet'));
+    return document;
+  });
+  app.get('/v1/status', async () => agent.status());
+  app.get('/metrics', async (_request, reply) =>
+    reply.header('content-type', agent.metrics.contentType).send(await agent.metrics.metrics()),
+  );
+  app.get('/v1/health', async () => ({
+    status: 'ok',
+    slot: agent.slot,
+    revision: agent.document?.revision ?? null,
+  }));
+  return app;
+}

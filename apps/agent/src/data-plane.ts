@@ -1,0 +1,238 @@
+import net from 'node:net';
+import type { ClosedConnection, ConnectionId, Engine } from '@ipfe/engine';
+import type { Logger } from 'pino';
+
+export interface Listener {
+  tsa: string;
+  port: number;
+  targetSet: number;
+}
+
+export interface DataPlaneDeps {
+  engine(): Engine | null;
+  now(): number;
+  log: Logger;
+  /** What a client gets when no server can take it. */
+  rejectOption(): 'tcpReset' | 'drop';
+  /** How long a connect to a server may take before the next choice is tried. */
+  connectTimeoutMs(): number;
+  countBytes(tsa: string, direction: 'in' | 'out', bytes: number): void;
+}
+
+interface Pair {
+  client: net.Socket;
+  upstream: net.Socket;
+  tsa: string;
+}
+
+const keyOf = (l: { tsa: string; port: number }) => `${l.tsa}|${l.port}`;
+const RETRY_BIND_MS = 5000;
+
+/** "::ffff:127.0.0.1" → "127.0.0.1": the engine keys IPv4 clients by their IPv4 address. */
+function plainAddress(address: string | undefined): string {
+  if (!address) return '';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/**
+ * The user-space data path (SPEC §4.2): a TCP listener on every owned TSA and forwarded port; each
+ * accepted connection goes to the server the engine chooses, bytes piped both ways with
+ * back-pressure (each direction buffers at most one socket high-water mark).
+ */
+export class UserspaceDataPlane {
+  #listeners = new Map<string, { listener: Listener; server: net.Server }>();
+  #bindFailures = new Map<string, { listener: Listener; error: string; at: number }>();
+  #pairs = new Map<ConnectionId, Pair>();
+  #pending = new Set<net.Socket>();
+  #accepting = true;
+
+  constructor(private readonly deps: DataPlaneDeps) {}
+
+  /** Opens the listeners `wanted` names and closes the others; open connections stay open. */
+  async setListeners(wanted: Listener[]): Promise<void> {
+    const wantedKeys = new Set(wanted.map(keyOf));
+    for (const [key, entry] of this.#listeners) {
+      if (!wantedKeys.has(key) || !this.#accepting) {
+        entry.server.close();
+        this.#listeners.delete(key);
+        this.deps.log.info(
+          { tsa: entry.listener.tsa, port: entry.listener.port },
+          'listener closed',
+        );
+      }
+    }
+    for (const key of this.#bindFailures.keys())
+      if (!wantedKeys.has(key)) this.#bindFailures.delete(key);
+    if (!this.#accepting) return;
+    const now = this.deps.now();
+    await Promise.all(
+      wanted
+        .filter((l) => !this.#listeners.has(keyOf(l)))
+        .filter((l) => {
+          const failed = this.#bindFailures.get(keyOf(l));
+          return !failed || now - failed.at >= RETRY_BIND_MS;
+        })
+        .map((l) => this.#listen(l)),
+    );
+  }
+
+  #listen(listener: Listener): Promise<void> {
+    const key = keyOf(listener);
+    const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) =>
+      this.#accept(socket, listener),
+    );
+    return new Promise((resolve) => {
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        this.#bindFailures.set(key, {
+          listener,
+          error: err.code ?? err.message,
+          at: this.deps.now(),
+        });
+        this.deps.log.warn(
+          { tsa: listener.tsa, port: listener.port, err: err.code },
+          'cannot listen on TSA',
+        );
+        resolve();
+      });
+      server.listen({ host: listener.tsa, port: listener.port, backlog: 4096 }, () => {
+        server.removeAllListeners('error');
+        server.on('error', (err) => this.deps.log.error({ err }, 'listener error'));
+        this.#bindFailures.delete(key);
+        this.#listeners.set(key, { listener, server });
+        this.deps.log.info({ tsa: listener.tsa, port: listener.port }, 'listening');
+        resolve();
+      });
+    });
+  }
+
+  bindFailures(): { tsa: string; port: number; targetSet: number; error: string }[] {
+    return [...this.#bindFailures.values()].map(({ listener, error }) => ({ ...listener, error }));
+  }
+
+  listening(): Listener[] {
+    return [...this.#listeners.values()].map((e) => e.listener);
+  }
+
+  #accept(client: net.Socket, listener: Listener) {
+    client.on('error', () => client.destroy());
+    const avoid: string[] = [];
+    const attempt = () => {
+      const engine = this.deps.engine();
+      if (!engine || client.destroyed) return this.#reject(client);
+      const result = engine.open(
+        {
+          protocol: 'tcp',
+          sourceIp: plainAddress(client.remoteAddress),
+          sourcePort: client.remotePort ?? 0,
+          tsa: listener.tsa,
+          port: listener.port,
+          avoid,
+        },
+        this.deps.now(),
+      );
+      if (!result.ok) return this.#reject(client);
+      const upstream = net.connect({
+        host: result.address,
+        port: listener.port,
+        allowHalfOpen: true,
+      });
+      this.#pending.add(upstream);
+      const timer = setTimeout(
+        () => upstream.destroy(new Error('connect timeout')),
+        this.deps.connectTimeoutMs(),
+      );
+      let settled = false;
+      upstream.on('error', () => {
+        upstream.destroy();
+        if (settled) return;
+        settled = true; // a second error must not try again
+        // Refused or timed out: this server is skipped for this client; the next choice is tried.
+        clearTimeout(timer);
+        this.#pending.delete(upstream);
+        engine.close(result.id);
+        avoid.push(result.server);
+        this.deps.log.debug({ server: result.server }, 'connect to server failed');
+        attempt();
+      });
+      upstream.once('connect', () => {
+        settled = true;
+        clearTimeout(timer);
+        this.#pending.delete(upstream);
+        if (client.destroyed) {
+          upstream.destroy();
+          engine.close(result.id);
+          return;
+        }
+        this.#pipe(result.id, client, upstream, listener.tsa);
+      });
+    };
+    attempt();
+  }
+
+  #reject(client: net.Socket) {
+    if (client.destroyed) return;
+    if (this.deps.rejectOption() === 'tcpReset') client.resetAndDestroy();
+    else client.destroy();
+  }
+
+  #pipe(id: ConnectionId, client: net.Socket, upstream: net.Socket, tsa: string) {
+    const previous = this.#pairs.get(id);
+    if (previous) this.#destroyPair(previous);
+    const pair: Pair = { client, upstream, tsa };
+    this.#pairs.set(id, pair);
+    upstream.setNoDelay(true);
+    client.setNoDelay(true);
+    const touch = () => this.deps.engine()?.touch(id, this.deps.now());
+    client.on('data', (chunk: Buffer) => {
+      touch();
+      this.deps.countBytes(tsa, 'in', chunk.length);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      touch();
+      this.deps.countBytes(tsa, 'out', chunk.length);
+    });
+    const finish = () => {
+      if (this.#pairs.get(id) === pair) {
+        this.#pairs.delete(id);
+        this.deps.engine()?.close(id);
+      }
+      this.#destroyPair(pair);
+    };
+    client.once('close', finish);
+    upstream.once('close', finish);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
+  }
+
+  #destroyPair(pair: Pair) {
+    pair.client.destroy();
+    pair.upstream.destroy();
+  }
+
+  /** Closes the connections the engine let go (server offline, idle at Delete Age, config change). */
+  close(closed: ClosedConnection[]): void {
+    for (const c of closed) {
+      const pair = this.#pairs.get(c.id);
+      if (!pair) continue;
+      this.#pairs.delete(c.id);
+      this.#destroyPair(pair);
+    }
+  }
+
+  connectionCount(): number {
+    return this.#pairs.size;
+  }
+
+  /** Stops accepting; waits for open connections to end, up to `timeoutMs`, then cuts the rest. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.#accepting = false;
+    await this.setListeners([]);
+    const deadline = Date.now() + timeoutMs;
+    while (this.#pairs.size > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    for (const pair of this.#pairs.values()) this.#destroyPair(pair);
+    for (const socket of this.#pending) socket.destroy();
+    this.#pairs.clear();
+  }
+}

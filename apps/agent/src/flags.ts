@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
+import { z } from 'zod';
+
+export const USAGE =
+  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676]';
+
+export interface AgentFlags {
+  slot: IpfeSlot;
+  control: { host: string; port: number };
+  stateDir: string;
+  token: string;
+  relayPort: number;
+}
+
+const TOKEN = /^[A-Za-z0-9._~+/=-]{32,256}$/;
+const TOKEN_MESSAGE = 'the token must be 32–256 characters of letters, digits and ._~+/=-';
+
+const flagsSchema = z.object({
+  slot: z.enum(IPFE_SLOTS, { error: `--slot must be one of ${IPFE_SLOTS.join(', ')}` }),
+  control: z
+    .string({ error: '--control is required (HOST:PORT)' })
+    .transform(
+      (v, ctx) =>
+        parseHostPort(v) ??
+        (ctx.addIssue({ code: 'custom', message: `--control must be HOST:PORT, not ${v}` }),
+        z.NEVER),
+    ),
+  'state-dir': z
+    .string({ error: '--state-dir is required' })
+    .min(1, { error: '--state-dir is required' }),
+  'relay-port': z
+    .string()
+    .default('9676')
+    .transform(Number)
+    .pipe(
+      z
+        .int({ error: '--relay-port must be a TCP port (1–65535)' })
+        .min(1, { error: '--relay-port must be a TCP port (1–65535)' })
+        .max(65535, { error: '--relay-port must be a TCP port (1–65535)' }),
+    ),
+});
+
+/** The agent's flags and token, or one line per problem. */
+export function readFlags(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { flags: AgentFlags } | { problems: string[] } {
+  let values: Record<string, unknown>;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        slot: { type: 'string' },
+        control: { type: 'string' },
+        'state-dir': { type: 'string' },
+        'token-file': { type: 'string' },
+        'relay-port': { type: 'string' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    return { problems: [(err as Error).message] };
+  }
+  const problems: string[] = [];
+  const parsed = flagsSchema.safeParse(values);
+  if (!parsed.success) problems.push(...parsed.error.issues.map((i) => i.message));
+
+  let token: string | undefined = env.IPFE_AGENT_TOKEN || undefined;
+  const tokenFile = values['token-file'];
+  if (typeof tokenFile === 'string') {
+    try {
+      token = readFileSync(tokenFile, 'utf8').trim();
+    } catch (err) {
+      problems.push(
+        `--token-file cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+  }
+  if (token === undefined && typeof tokenFile !== 'string') {
+    problems.push('a token is required: --token-file FILE or IPFE_AGENT_TOKEN');
+  } else if (token !== undefined && !TOKEN.test(token)) {
+    problems.push(TOKEN_MESSAGE);
+  }
+  if (problems.length > 0 || !parsed.success || token === undefined) return { problems };
+  return {
+    flags: {
+      slot: parsed.data.slot,
+      control: parsed.data.control,
+      stateDir: parsed.data['state-dir'],
+      token,
+      relayPort: parsed.data['relay-port'],
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { EngineCounters } from '@ipfe/engine';
+
+export interface AgentCounts {
+  heartbeats: Map<string, number>;
+  malformedHeartbeats: Map<string, number>;
+  bytes: Map<string, { in: number; out: number }>;
+  configApplies: number;
+  configRejects: number;
+  failovers: number;
+}
+
+export function newCounts(): AgentCounts {
+  return {
+    heartbeats: new Map(),
+    malformedHeartbeats: new Map(),
+    bytes: new Map(),
+    configApplies: 0,
+    configRejects: 0,
+    failovers: 0,
+  };
+}
+
+/**
+ * Prometheus metrics (SPEC §4.6), read at scrape time from the engine's counters and the agent's
+ * own: one registry per agent, so several agents can share a test process.
+ */
+export function createMetrics(source: {
+  slot: string;
+  engine(): EngineCounters | null;
+  counts: AgentCounts;
+  activeAlarms(): { code: number }[];
+}): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ slot: source.slot });
+  collectDefaultMetrics({ register: registry });
+
+  const fromEngine = <T>(fn: (c: EngineCounters) => T[]): T[] => {
+    const counters = source.engine();
+    return counters ? fn(counters) : [];
+  };
+  const perServer = (c: EngineCounters) =>
+    c.targetSets.flatMap((ts) => ts.servers.map((s) => ({ ts: String(ts.number), ...s })));
+
+  new Counter({
+    name: 'ipfe_connections_opened_total',
+    help: 'Connections forwarded, per Target Set and server',
+    labelNames: ['target_set', 'server'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of fromEngine(perServer))
+        this.inc({ target_set: s.ts, server: s.address }, s.opened);
+    },
+  });
+  new Gauge({
+    name: 'ipfe_connections_active',
+    help: 'Open connections, per Target Set and server',
+    labelNames: ['target_set', 'server'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of fromEngine(perServer))
+        this.set({ target_set: s.ts, server: s.address }, s.active);
+    },
+  });
+  new Counter({
+    name: 'ipfe_connections_expired_total',
+    help: 'Connections closed idle at Delete Age, per Target Set and server',
+    labelNames: ['target_set', 'server'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of fromEngine(perServer))
+        this.inc({ target_set: s.ts, server: s.address }, s.expired);
+    },
+  });
+  new Counter({
+    name: 'ipfe_connections_refused_total',
+    help: 'Connections refused, per Target Set and reason',
+    labelNames: ['target_set', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const counters = source.engine();
+      if (!counters) return;
+      for (const [reason, n] of Object.entries(counters.refused))
+        this.inc({ target_set: '', reason }, n as number);
+      for (const ts of counters.targetSets) {
+        for (const [reason, n] of Object.entries(ts.refused)) {
+          this.inc({ target_set: String(ts.number), reason }, n as number);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'ipfe_connection_table_entries',
+    help: 'Entries in the connection table',
+    registers: [registry],
+    collect() {
+      this.set(source.engine()?.connections ?? 0);
+    },
+  });
+  new Counter({
+    name: 'ipfe_bytes_total',
+    help: 'Bytes forwarded per TSA: in = client to server, out = server to client',
+    labelNames: ['tsa', 'direction'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [tsa, b] of source.counts.bytes) {
+        this.inc({ tsa, direction: 'in' }, b.in);
+        this.inc({ tsa, direction: 'out' }, b.out);
+      }
+    },
+  });
+  new Counter({
+    name: 'ipfe_heartbeats_total',
+    help: 'Heartbeats received, per server',
+    labelNames: ['server'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [server, n] of source.counts.heartbeats) this.inc({ server }, n);
+    },
+  });
+  new Counter({
+    name: 'ipfe_heartbeats_malformed_total',
+    help: 'Heartbeat lines ignored as malformed, per server',
+    labelNames: ['server'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [server, n] of source.counts.malformedHeartbeats) this.inc({ server }, n);
+    },
+  });
+  const simple = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  simple('ipfe_config_applies_total', 'Configurations applied', () => source.counts.configApplies);
+  simple('ipfe_config_rejects_total', 'Configurations rejected', () => source.counts.configRejects);
+  simple('ipfe_failovers_total', 'TSAs taken over from the mate', () => source.counts.failovers);
+  new Gauge({
+    name: 'ipfe_alarms_active',
+    help: 'Active alarms, per alarm number',
+    labelNames: ['code'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const alarm of source.activeAlarms()) this.inc({ code: String(alarm.code) });
+    },
+  });
+  return registry;
+}

@@ -1,0 +1,150 @@
+import net from 'node:net';
+import {
+  HEARTBEAT_LINE_MAX,
+  heartbeatSchema,
+  type HeartbeatReport,
+  type Options,
+} from '@ipfe/schema';
+import type { Logger } from 'pino';
+
+export interface MonitorEvents {
+  connected(server: string): void;
+  lost(server: string): void;
+  heartbeat(server: string, report: HeartbeatReport): void;
+  malformed(server: string, line: string): void;
+}
+
+type MonitorSettings = Pick<
+  Options,
+  'monitorProtocol' | 'monitoringPort' | 'connectTryIntervalS' | 'connectTimeoutS'
+>;
+
+interface Watch {
+  server: string;
+  socket: net.Socket | null;
+  retry: NodeJS.Timeout | null;
+  up: boolean;
+}
+
+/**
+ * Application server monitoring (SPEC §4.3): one TCP connection per watched server on its
+ * monitoring port, retried every connectTryIntervalS; heartbeat lines parsed with the shared
+ * schema. A malformed or oversize line is counted and skipped, never fatal. Silence is judged by
+ * the engine (connectTimeoutS without a heartbeat = offline).
+ */
+export class Monitor {
+  #watches = new Map<string, Watch>();
+  #settings: MonitorSettings | null = null;
+  #closed = false;
+
+  constructor(
+    private readonly events: MonitorEvents,
+    private readonly log: Logger,
+  ) {}
+
+  configure(servers: string[], settings: MonitorSettings): void {
+    const previous = this.#settings;
+    this.#settings = settings;
+    const changed =
+      !previous ||
+      previous.monitorProtocol !== settings.monitorProtocol ||
+      previous.monitoringPort !== settings.monitoringPort;
+    const wanted = settings.monitorProtocol === 'disabled' ? new Set<string>() : new Set(servers);
+    for (const [server, watch] of this.#watches) {
+      if (!wanted.has(server) || changed) this.#stop(watch);
+    }
+    for (const server of wanted) if (!this.#watches.has(server)) this.#start(server);
+  }
+
+  watching(): { server: string; up: boolean }[] {
+    return [...this.#watches.values()].map(({ server, up }) => ({ server, up }));
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const watch of this.#watches.values()) this.#stop(watch);
+  }
+
+  #start(server: string) {
+    const watch: Watch = { server, socket: null, retry: null, up: false };
+    this.#watches.set(server, watch);
+    this.#connect(watch);
+  }
+
+  #stop(watch: Watch) {
+    this.#watches.delete(watch.server);
+    if (watch.retry) clearTimeout(watch.retry);
+    watch.socket?.destroy();
+  }
+
+  #connect(watch: Watch) {
+    const settings = this.#settings;
+    if (!settings || this.#closed || this.#watches.get(watch.server) !== watch) return;
+    const socket = net.connect({ host: watch.server, port: settings.monitoringPort });
+    watch.socket = socket;
+    socket.setTimeout(settings.connectTimeoutS * 1000);
+    socket.on('timeout', () => {
+      if (!watch.up) socket.destroy(); // a connect that hangs; once up, silence is the engine's call
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('connect', () => {
+      socket.setTimeout(0);
+      watch.up = true;
+      this.log.info({ server: watch.server }, 'monitoring connection up');
+      this.events.connected(watch.server);
+    });
+    if (settings.monitorProtocol === 'heartbeat') this.#readLines(watch, socket);
+    else socket.resume();
+    socket.on('close', () => {
+      if (watch.socket !== socket) return;
+      watch.socket = null;
+      if (watch.up) {
+        watch.up = false;
+        this.log.warn({ server: watch.server }, 'monitoring connection lost');
+        this.events.lost(watch.server);
+      }
+      if (this.#watches.get(watch.server) === watch && !this.#closed) {
+        watch.retry = setTimeout(() => this.#connect(watch), settings.connectTryIntervalS * 1000);
+      }
+    });
+  }
+
+  #readLines(watch: Watch, socket: net.Socket) {
+    let buffer = '';
+    let discarding = false; // inside an oversize line: skip to its end
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (discarding) {
+          discarding = false;
+          continue;
+        }
+        this.#line(watch.server, line);
+      }
+      if (buffer.length > HEARTBEAT_LINE_MAX) {
+        if (!discarding) this.events.malformed(watch.server, buffer.slice(0, 80));
+        discarding = true;
+        buffer = '';
+      }
+    });
+  }
+
+  #line(server: string, line: string) {
+    const text = line.trim();
+    if (text === '') return;
+    if (text.length > HEARTBEAT_LINE_MAX) return this.events.malformed(server, text.slice(0, 80));
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.events.malformed(server, text.slice(0, 80));
+    }
+    const parsed = heartbeatSchema.safeParse(value);
+    if (!parsed.success) return this.events.malformed(server, text.slice(0, 80));
+    this.events.heartbeat(server, parsed.data);
+  }
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addressesOf,
+  ask,
+  documentOf,
+  removeDir,
+  startAgent,
+  startAppServer,
+  testConfig,
+  waitFor,
+  type AppServer,
+  type RunningAgent,
+} from './helpers.ts';
+
+const NET = 31;
+const a = addressesOf(NET);
+let agent: RunningAgent;
+let servers: AppServer[];
+
+beforeAll(async () => {
+  servers = await Promise.all(a.servers.map((s) => startAppServer(s)));
+  agent = await startAgent({ host: a.a1 });
+  const response = await agent.push(
+    documentOf(
+      1,
+      testConfig(NET, (c) => {
+        c.targetSets[0]!.servers = a.servers.map((address, i) => ({
+          address,
+          secondaryAddress: null,
+          description: '',
+          weight: [1, 2, 1][i]!,
+        }));
+      }),
+    ),
+  );
+  expect(response.status).toBe(200);
+  await waitFor('all servers normal', async () => {
+    const status = await agent.status();
+    return (
+      status.listening.includes(`${a.tsa}:3868`) &&
+      status.targetSets[0]?.servers.every((s) => s.state === 'normal')
+    );
+  });
+});
+
+afterAll(async () => {
+  await agent.stop();
+  await Promise.all(servers.map((s) => s.close()));
+  removeDir(agent.dir);
+});
+
+async function spread(count: number, concurrency = 16) {
+  const tally = new Map<string, number>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (next < count) {
+        next++;
+        const name = await ask(a.tsa, { address: a.client(1 + (w % 8)) });
+        tally.set(name, (tally.get(name) ?? 0) + 1);
+      }
+    }),
+  );
+  return tally;
+}
+
+describe('forwarding with Hash', () => {
+  it('spreads 2,000 connections over three servers by weights 1/2/1, each share within 3 points', async () => {
+    const tally = await spread(2000);
+    const total = [...tally.values()].reduce((x, y) => x + y, 0);
+    expect(total).toBe(2000);
+    const share = (s: string) => (100 * (tally.get(s) ?? 0)) / total;
+    expect(Math.abs(share(a.servers[0]!) - 25)).toBeLessThan(3);
+    expect(Math.abs(share(a.servers[1]!) - 50)).toBeLessThan(3);
+    expect(Math.abs(share(a.servers[2]!) - 25)).toBeLessThan(3);
+  });
+
+  it('sends the same source address and port to the same server', async () => {
+    for (const port of [41001, 41002, 41003]) {
+      const first = await ask(a.tsa, { address: a.client(9), port });
+      const again = await ask(a.tsa, { address: a.client(9), port });
+      expect(again).toBe(first);
+    }
+  });
+
+  it('counts connections per Target Set and server in the metrics', async () => {
+    const text = await (
+      await fetch(`${agent.url}/metrics`, {
+        headers: { authorization: 'Bearer test-token-0123456789-abcdefghijklmnopqrstuvwxyz' },
+      })
+    ).text();
+    const opened = [
+      ...text.matchAll(/^ipfe_connections_opened_total\{[^}]*target_set="1"[^}]*\} (\d+)/gm),
+    ].map((m) => Number(m[1]));
+    expect(opened.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(2000);
+    expect(text).toMatch(/ipfe_bytes_total\{[^}]*direction="out"[^}]*\} [1-9]/);
+  });
+});
