@@ -1,0 +1,59 @@
+import { Navigate, Outlet, type RouteObject } from 'react-router';
+import { AppLayout } from '@/components/layouts/app-layout';
+import { Authorization, RequireAuth } from '@/lib/auth';
+import type { ReactNode } from 'react';
+import { AppServerEditRoute, AppServerInsertRoute, AppServersRoute } from './routes/app-servers';
+import { LoginRoute } from './routes/login';
+import { OptionsRoute } from './routes/options';
+import {
+  PeerNodeGroupEditRoute,
+  PeerNodeGroupInsertRoute,
+  PeerNodeGroupsRoute,
+} from './routes/peer-node-groups';
+import { RevisionDiffRoute, RevisionRoute, RevisionsRoute } from './routes/revisions';
+import { NotFound, NotPermitted } from './routes/status-pages';
+import { TargetSetEditRoute, TargetSetInsertRoute, TargetSetsRoute } from './routes/target-sets';
+import { XsiNetworkEditRoute, XsiNetworkInsertRoute, XsiNetworksRoute } from './routes/xsi-networks';
+
+/** Pages that change the configuration: operators and admins only. */
+const editor = (page: ReactNode) => (
+  <Authorization fallback={<NotPermitted />}>{page}</Authorization>
+);
+
+function Shell() {
+  return (
+    <RequireAuth>
+      <AppLayout>
+        <Outlet />
+      </AppLayout>
+    </RequireAuth>
+  );
+}
+
+export const routes: RouteObject[] = [
+  { path: '/login', element: <LoginRoute /> },
+  {
+    path: '/',
+    element: <Shell />,
+    children: [
+      { index: true, element: <Navigate to="/target-sets" replace /> },
+      { path: 'options', element: <OptionsRoute /> },
+      { path: 'target-sets', element: <TargetSetsRoute /> },
+      { path: 'target-sets/insert', element: editor(<TargetSetInsertRoute />) },
+      { path: 'target-sets/:number/edit', element: editor(<TargetSetEditRoute />) },
+      { path: 'xsi-networks', element: <XsiNetworksRoute /> },
+      { path: 'xsi-networks/insert', element: editor(<XsiNetworkInsertRoute />) },
+      { path: 'xsi-networks/:name/edit', element: editor(<XsiNetworkEditRoute />) },
+      { path: 'app-servers', element: <AppServersRoute /> },
+      { path: 'app-servers/insert', element: editor(<AppServerInsertRoute />) },
+      { path: 'app-servers/:name/edit', element: editor(<AppServerEditRoute />) },
+      { path: 'peer-node-groups', element: <PeerNodeGroupsRoute /> },
+      { path: 'peer-node-groups/insert', element: editor(<PeerNodeGroupInsertRoute />) },
+      { path: 'peer-node-groups/:name/edit', element: editor(<PeerNodeGroupEditRoute />) },
+      { path: 'revisions', element: <RevisionsRoute /> },
+      { path: 'revisions/diff', element: <RevisionDiffRoute /> },
+      { path: 'revisions/:revision', element: <RevisionRoute /> },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+];

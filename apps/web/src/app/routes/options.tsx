@@ -1,0 +1,49 @@
+import { IPFE_SLOTS, type IpfeSlot } from '@ipfe/schema';
+import { useState } from 'react';
+import { Alert } from '@/components/ui/alert';
+import { Loading, Page } from '@/components/ui/page';
+import { OptionsForm } from '@/features/options/components/options-form';
+import { useOptions } from '@/features/options/api/get-options';
+import { useTargetSets } from '@/features/target-sets/api/get-target-sets';
+import { canEdit, useUser } from '@/lib/auth';
+
+export function OptionsRoute() {
+  const options = useOptions();
+  const targetSets = useTargetSets();
+  const { data: user } = useUser();
+  const [version, setVersion] = useState(0);
+  const readOnly = !canEdit(user);
+
+  let body;
+  if (options.isError || targetSets.isError) {
+    body = <Alert tone="error" title={(options.error ?? targetSets.error)!.message} />;
+  } else if (!options.data || !targetSets.data) {
+    body = <Loading what="the options" />;
+  } else {
+    const locked: Partial<Record<IpfeSlot, number[]>> = {};
+    for (const slot of IPFE_SLOTS) {
+      const users = targetSets.data
+        .filter((ts) => ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot)
+        .map((ts) => ts.number);
+      if (users.length > 0) locked[slot] = users;
+    }
+    body = (
+      <OptionsForm
+        key={version}
+        options={options.data.data}
+        etag={options.data.etag}
+        readOnly={readOnly}
+        lockedSlots={locked}
+        onReload={() => void options.refetch().then(() => setVersion((v) => v + 1))}
+      />
+    );
+  }
+  return (
+    <Page trail={['IPFE', 'Configuration']} title="Options">
+      {readOnly && (
+        <p className="page-note">Read-only: your role may view the options but not change them.</p>
+      )}
+      {body}
+    </Page>
+  );
+}

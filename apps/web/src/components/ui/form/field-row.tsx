@@ -1,0 +1,93 @@
+import type { ReactNode } from 'react';
+
+export interface FieldMessages {
+  /** The field's error, worded as the schema (or the server) words it. */
+  error?: string | undefined;
+  /** A warning: the save is allowed, the operator should know. */
+  warning?: string | undefined;
+  /** The source GUI's "Data Input Notes": format, range, default. */
+  help?: ReactNode;
+}
+
+export const describedBy = (id: string, { error, warning, help }: FieldMessages) =>
+  [error && `${id}-error`, warning && `${id}-warning`, help && `${id}-help`]
+    .filter(Boolean)
+    .join(' ') || undefined;
+
+/**
+ * One row of a form grid, as on the source pages: the field's name, its control with its error
+ * and warning right under it, and the input notes.
+ */
+export function FieldRow({
+  id,
+  label,
+  required,
+  labelFor = true,
+  error,
+  warning,
+  help,
+  children,
+}: FieldMessages & {
+  id: string;
+  label: ReactNode;
+  required?: boolean;
+  /** false for groups (radios), whose label names the group instead of one control. */
+  labelFor?: boolean;
+  children: ReactNode;
+}) {
+  const name = (
+    <>
+      {required && (
+        <span className="required" aria-hidden="true">
+          *
+        </span>
+      )}
+      {label}
+    </>
+  );
+  return (
+    <div className="field-row">
+      <div className="field-label">
+        {labelFor ? (
+          <label htmlFor={id}>{name}</label>
+        ) : (
+          <span id={`${id}-label`}>{name}</span>
+        )}
+      </div>
+      <div className="field-control">
+        {children}
+        <FieldMessage id={id} error={error} warning={warning} />
+      </div>
+      <div className="field-help" id={help ? `${id}-help` : undefined}>
+        {help}
+      </div>
+    </div>
+  );
+}
+
+export function FieldMessage({
+  id,
+  error,
+  warning,
+}: {
+  id: string;
+  error?: string | undefined;
+  warning?: string | undefined;
+}) {
+  return (
+    <>
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          <span aria-hidden="true">✖ </span>
+          {error}
+        </p>
+      )}
+      {warning && (
+        <p className="field-warning" id={`${id}-warning`}>
+          <span aria-hidden="true">⚠ </span>
+          {warning}
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,342 @@
+import { useId, useState } from 'react';
+import {
+  CONNECT_TIMEOUT_S,
+  CONNECT_TRY_INTERVAL_S,
+  IMBALANCE_THRESHOLD_PCT,
+  IPFE_SLOTS,
+  LEAST_LOAD_THRESHOLD,
+  MATE_INTERVAL_MS,
+  MATE_OF,
+  MATE_TIMEOUT_MS,
+  MESSAGES,
+  optionsSchema,
+  type IpfeSlot,
+  type MONITOR_PROTOCOLS,
+  type Options,
+  type OptionsInput,
+  type TCP_REJECT_OPTIONS,
+} from '@ipfe/schema';
+import { useFormState } from 'react-hook-form';
+import {
+  Form,
+  FieldMessage,
+  formSchema,
+  InputField,
+  messageOf,
+  RadioGroupField,
+  SaveFeedback,
+  outcomeOfError,
+  useSchemaForm,
+  type SaveOutcome,
+} from '@/components/ui/form';
+import { Button } from '@/components/ui/button';
+import { Section } from '@/components/ui/section';
+import { useUpdateOptions } from '../api/update-options';
+
+export interface OptionsFormValues {
+  ipfe: Record<IpfeSlot, { address: string; agentPort: number }>;
+  mateHeartbeatPort: number;
+  mateIntervalMs: number;
+  mateTimeoutMs: number;
+  tcpRejectOption: (typeof TCP_REJECT_OPTIONS)[number];
+  /** Typed as a list: "3868, 3869". */
+  forwardedPorts: string;
+  monitorProtocol: (typeof MONITOR_PROTOCOLS)[number];
+  monitoringPort: number;
+  connectTimeoutS: number;
+  connectTryIntervalS: number;
+  leastLoadThreshold: number;
+  imbalanceThresholdPct: number;
+}
+
+export function toFormValues(options: Options): OptionsFormValues {
+  const ipfe = Object.fromEntries(
+    IPFE_SLOTS.map((slot) => {
+      const node = options.ipfe[slot];
+      return [slot, { address: node?.address ?? '', agentPort: node?.agentPort ?? 8701 }];
+    }),
+  ) as OptionsFormValues['ipfe'];
+  return { ...options, ipfe, forwardedPorts: options.forwardedPorts.join(', ') };
+}
+
+/** An empty address means "not configured"; the ports are typed as one list. */
+export function toOptionsBody(values: OptionsFormValues): OptionsInput {
+  const ipfe = Object.fromEntries(
+    IPFE_SLOTS.map((slot) => {
+      const node = values.ipfe[slot];
+      const address = node.address.trim();
+      return [slot, address === '' ? null : { address, agentPort: node.agentPort }];
+    }),
+  ) as OptionsInput['ipfe'];
+  const ports = values.forwardedPorts
+    .split(/[\s,]+/)
+    .filter((p) => p !== '')
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
+  return { ...values, ipfe, forwardedPorts: ports };
+}
+
+const schema = formSchema(toOptionsBody, optionsSchema);
+
+const FIELDS = new Set([
+  'mateHeartbeatPort',
+  'mateIntervalMs',
+  'mateTimeoutMs',
+  'tcpRejectOption',
+  'monitorProtocol',
+  'monitoringPort',
+  'connectTimeoutS',
+  'connectTryIntervalS',
+  'leastLoadThreshold',
+  'imbalanceThresholdPct',
+]);
+
+/** Where an API path shows on this form. */
+export function placeOptionsIssue(path: string): string | null {
+  if (/^ipfe\.(A1|A2|B1|B2)\.(address|agentPort)$/.test(path)) return path;
+  if (/^ipfe\.(A1|A2|B1|B2)$/.test(path)) return `${path}.address`;
+  if (path.startsWith('forwardedPorts')) return 'forwardedPorts';
+  return FIELDS.has(path) ? path : null;
+}
+
+const num = { valueAsNumber: true } as const;
+
+export function OptionsForm({
+  options,
+  etag,
+  readOnly,
+  lockedSlots,
+  onReload,
+}: {
+  options: Options;
+  etag: string | null;
+  /** A viewer sees the values but no control that changes them. */
+  readOnly: boolean;
+  /** Slots that are the Active IPFE of a Target Set, with those Target Sets' numbers. */
+  lockedSlots: Partial<Record<IpfeSlot, number[]>>;
+  onReload: () => void;
+}) {
+  const form = useSchemaForm({ schema, defaultValues: toFormValues(options) });
+  const { errors } = useFormState({ control: form.control });
+  const update = useUpdateOptions();
+  const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
+  const [currentEtag, setCurrentEtag] = useState(etag);
+  const { register } = form;
+  const tableId = useId();
+
+  const onSubmit = async (body: Options) => {
+    setOutcome(null);
+    try {
+      const saved = await update.mutateAsync({ data: body, etag: currentEtag });
+      setCurrentEtag(saved.etag);
+      form.reset(toFormValues(saved.data));
+      setOutcome({
+        kind: 'saved',
+        message: `Options saved as revision ${saved.revision ?? '?'}.`,
+        warnings: [],
+      });
+    } catch (error) {
+      setOutcome(outcomeOfError(error, form, placeOptionsIssue, 'The options'));
+    }
+  };
+
+  return (
+    <Form form={form} onSubmit={onSubmit} label="IPFE options" className="entity-form">
+      <SaveFeedback outcome={outcome} onReload={onReload} />
+      <fieldset disabled={readOnly} className="plain">
+        <Section title="IPFE Addresses">
+          <table className="grid-table" aria-describedby={`${tableId}-note`}>
+            <thead>
+              <tr>
+                <th scope="col">IPFE</th>
+                <th scope="col">Address</th>
+                <th scope="col">Agent port</th>
+                <th scope="col">Mate</th>
+              </tr>
+            </thead>
+            <tbody>
+              {IPFE_SLOTS.map((slot) => {
+                const locked = lockedSlots[slot];
+                const addressError = errors.ipfe?.[slot]?.address?.message;
+                const portError = errors.ipfe?.[slot]?.agentPort?.message;
+                const addressId = `${tableId}-${slot}-address`;
+                const portId = `${tableId}-${slot}-port`;
+                return (
+                  <tr key={slot}>
+                    <th scope="row">IPFE {slot}</th>
+                    <td>
+                      <input
+                        id={addressId}
+                        className="input"
+                        aria-label={`IPFE ${slot} address`}
+                        placeholder="not configured"
+                        readOnly={Boolean(locked)}
+                        aria-invalid={addressError ? true : undefined}
+                        aria-describedby={
+                          [addressError && `${addressId}-error`, locked && `${addressId}-locked`]
+                            .filter(Boolean)
+                            .join(' ') || undefined
+                        }
+                        {...register(`ipfe.${slot}.address`)}
+                      />
+                      <FieldMessage id={addressId} error={addressError} />
+                      {locked && (
+                        <p className="field-note" id={`${addressId}-locked`}>
+                          {MESSAGES.readOnly}: Active IPFE of Target Set {locked.join(', ')}
+                        </p>
+                      )}
+                    </td>
+                    <td>
+                      <input
+                        id={portId}
+                        className="input input-narrow"
+                        type="number"
+                        aria-label={`IPFE ${slot} agent port`}
+                        aria-invalid={portError ? true : undefined}
+                        aria-describedby={portError ? `${portId}-error` : undefined}
+                        {...register(`ipfe.${slot}.agentPort`, num)}
+                      />
+                      <FieldMessage id={portId} error={portError} />
+                    </td>
+                    <td>IPFE {MATE_OF[slot]}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          <p className="section-text" id={`${tableId}-note`}>
+            Where each IPFE node&apos;s agent listens (IPv4 or IPv6). Leave the address empty for a
+            node that is not configured. A1 and A2 are mates, as are B1 and B2: a node&apos;s mate
+            takes over its Target Set addresses when it fails. Agent port: 1–65535, default 8701.
+          </p>
+        </Section>
+
+        <Section title="Inter-IPFE Synchronization">
+          <div className="form-grid">
+            <InputField
+              label="Mate heartbeat port"
+              type="number"
+              required
+              registration={register('mateHeartbeatPort', num)}
+              error={errors.mateHeartbeatPort?.message}
+              help="UDP port on which mates beacon each other. Range: 1–65535. Default: 19041"
+            />
+            <InputField
+              label="Mate beacon interval (ms)"
+              type="number"
+              required
+              registration={register('mateIntervalMs', num)}
+              error={errors.mateIntervalMs?.message}
+              help={`Beacon period. Range: ${MATE_INTERVAL_MS.min}–${MATE_INTERVAL_MS.max}. Default: ${MATE_INTERVAL_MS.default}`}
+            />
+            <InputField
+              label="Mate timeout (ms)"
+              type="number"
+              required
+              registration={register('mateTimeoutMs', num)}
+              error={errors.mateTimeoutMs?.message}
+              help={`Silence after which the mate is dead and its addresses are taken over. Range: ${MATE_TIMEOUT_MS.min}–${MATE_TIMEOUT_MS.max}, at least 3 × the beacon interval. Default: ${MATE_TIMEOUT_MS.default}`}
+            />
+          </div>
+        </Section>
+
+        <Section title="Traffic Forwarding">
+          <div className="form-grid">
+            <RadioGroupField
+              label="TCP reject option"
+              registration={register('tcpRejectOption')}
+              options={[
+                { value: 'tcpReset', label: 'TCP reset' },
+                { value: 'drop', label: 'Drop' },
+              ]}
+              error={errors.tcpRejectOption?.message}
+              help="What a client connection gets when no server can take it: a reset, or a plain close. Default: TCP reset"
+            />
+            <InputField
+              label="Forwarded ports"
+              required
+              registration={register('forwardedPorts')}
+              error={messageOf(errors.forwardedPorts)}
+              help="TCP ports every Target Set address accepts connections on, separated by commas. 1–32 unique ports. Default: 3868 (Diameter)"
+            />
+          </div>
+        </Section>
+
+        <Section title="Application Server Monitoring">
+          <div className="form-grid">
+            <RadioGroupField
+              label="Monitoring protocol"
+              registration={register('monitorProtocol')}
+              options={[
+                { value: 'heartbeat', label: 'Heartbeat' },
+                { value: 'tcpConnectOnly', label: 'TCP connect only' },
+                { value: 'disabled', label: 'Disabled' },
+              ]}
+              error={errors.monitorProtocol?.message}
+              help="Heartbeat: servers send load heartbeats on the monitoring connection (needed by Least Load). TCP connect only: a server that accepts the connection is available. Disabled: every server is available. Default: Heartbeat"
+            />
+            <InputField
+              label="Monitoring port"
+              type="number"
+              required
+              registration={register('monitoringPort', num)}
+              error={errors.monitoringPort?.message}
+              help="Where application servers listen for the monitoring connection. Range: 1–65535. Default: 9675"
+            />
+            <InputField
+              label="Connect timeout (s)"
+              type="number"
+              required
+              registration={register('connectTimeoutS', num)}
+              error={errors.connectTimeoutS?.message}
+              help={`No heartbeat (or no connect) for this long marks a server offline. Range: ${CONNECT_TIMEOUT_S.min}–${CONNECT_TIMEOUT_S.max}. Default: ${CONNECT_TIMEOUT_S.default}`}
+            />
+            <InputField
+              label="Connect try interval (s)"
+              type="number"
+              required
+              registration={register('connectTryIntervalS', num)}
+              error={errors.connectTryIntervalS?.message}
+              help={`How often a lost monitoring connection is retried. Range: ${CONNECT_TRY_INTERVAL_S.min}–${CONNECT_TRY_INTERVAL_S.max}. Default: ${CONNECT_TRY_INTERVAL_S.default}`}
+            />
+          </div>
+        </Section>
+
+        <Section title="Packet Counting">
+          <div className="form-grid">
+            <InputField
+              label="Least Load threshold (new connections/s)"
+              type="number"
+              required
+              registration={register('leastLoadThreshold', num)}
+              error={errors.leastLoadThreshold?.message}
+              help={`Below this rate on a Target Set, Least Load reverts to weighted round-robin. Range: ${LEAST_LOAD_THRESHOLD.min}–${LEAST_LOAD_THRESHOLD.max.toLocaleString('en-US')}. Default: ${LEAST_LOAD_THRESHOLD.default}`}
+            />
+            <InputField
+              label="Imbalance threshold (%)"
+              type="number"
+              required
+              registration={register('imbalanceThresholdPct', num)}
+              error={errors.imbalanceThresholdPct?.message}
+              help={`A server whose share of new connections deviates from its expected share by more than this raises "Out of Balance". Range: ${IMBALANCE_THRESHOLD_PCT.min}–${IMBALANCE_THRESHOLD_PCT.max}. Default: ${IMBALANCE_THRESHOLD_PCT.default}`}
+            />
+          </div>
+        </Section>
+      </fieldset>
+      {!readOnly && (
+        <div className="form-actions">
+          <Button type="submit" variant="primary" disabled={update.isPending}>
+            Apply
+          </Button>
+          <Button
+            onClick={() => {
+              form.reset();
+              setOutcome(null);
+            }}
+          >
+            Cancel
+          </Button>
+        </div>
+      )}
+    </Form>
+  );
+}

@@ -1,0 +1,301 @@
+import {
+  ALLOWED_DEVIATION,
+  canonicalIp,
+  checkConfiguration,
+  DELETE_AGE_S,
+  FACTOR,
+  ipFamily,
+  IPFE_SLOTS,
+  PEER_NODE_THRESHOLD,
+  standbyOf,
+  TARGET_SET_NUMBER,
+  underiveTargetSet,
+  WEIGHT,
+  type ALGORITHMS,
+  type AppServer,
+  type Configuration,
+  type DerivedTargetSet,
+  type IpfeSlot,
+  type Options,
+  type PROTOCOLS,
+  type TargetSet,
+  type TargetSetInput,
+  type XsiNetwork,
+} from '@ipfe/schema';
+import type { FieldIssue } from '@/lib/api-client';
+
+export type Family = 'ipv4' | 'ipv6';
+
+export interface ServerRowValues {
+  address: string;
+  /** '' = none. */
+  secondaryAddress: string;
+  description: string;
+  weight: number;
+}
+
+/** The Insert/Edit form, section by section; '' stands for "not chosen". */
+export interface TargetSetFormValues {
+  number: number;
+  family: Family;
+  protocols: (typeof PROTOCOLS)[number];
+  disabled: boolean;
+  initiatorSupport: boolean;
+  deleteAgeSeconds: number;
+  algorithm: (typeof ALGORITHMS)[number];
+  leastLoad: {
+    mpsFactor: number;
+    connectionCountFactor: number;
+    allowedDeviation: number;
+    peerNodeAware: boolean;
+    peerNodeThreshold: number;
+  };
+  primary: { address: string; activeIpfe: IpfeSlot | '' };
+  /** An empty address means "no secondary address". */
+  secondary: { address: string; activeIpfe: IpfeSlot | '' };
+  servers: ServerRowValues[];
+}
+
+/** What the form needs to know about the rest of the configuration. */
+export interface TargetSetContext {
+  options: Options;
+  xsiNetworks: XsiNetwork[];
+  appServers: AppServer[];
+  /** Every Target Set as the API shows it (the one being edited included). */
+  targetSets: DerivedTargetSet[];
+  /** The number of the Target Set being edited; null on Insert. */
+  editing: number | null;
+}
+
+export const configuredSlots = (options: Options) =>
+  IPFE_SLOTS.filter((slot) => options.ipfe[slot] !== null);
+
+export function unusedNumbers(targetSets: { number: number }[], keep?: number): number[] {
+  const used = new Set(targetSets.map((t) => t.number));
+  const out: number[] = [];
+  for (let n = TARGET_SET_NUMBER.min; n <= TARGET_SET_NUMBER.max; n++) {
+    if (!used.has(n) || n === keep) out.push(n);
+  }
+  return out;
+}
+
+/** The slot that complements `active` for a secondary address: its mate, else another slot. */
+export function complementOf(options: Options, active: IpfeSlot | ''): IpfeSlot | '' {
+  if (active) {
+    const mate = standbyOf(options, active);
+    if (mate) return mate;
+  }
+  const configured = configuredSlots(options);
+  return configured.find((s) => s !== active) ?? configured[0] ?? '';
+}
+
+export const newServerRow = (): ServerRowValues => ({
+  address: '',
+  secondaryAddress: '',
+  description: '',
+  weight: WEIGHT.default,
+});
+
+/** Insert's defaults, as the source GUI pre-fills them. */
+export function insertDefaults(family: Family, context: TargetSetContext): TargetSetFormValues {
+  const active = configuredSlots(context.options)[0] ?? '';
+  return {
+    number: unusedNumbers(context.targetSets)[0] ?? Number.NaN,
+    family,
+    protocols: 'both',
+    disabled: false,
+    initiatorSupport: false,
+    deleteAgeSeconds: DELETE_AGE_S.default,
+    algorithm: 'leastLoad',
+    leastLoad: {
+      mpsFactor: FACTOR.default,
+      connectionCountFactor: FACTOR.default,
+      allowedDeviation: ALLOWED_DEVIATION.default,
+      peerNodeAware: true,
+      peerNodeThreshold: PEER_NODE_THRESHOLD.default,
+    },
+    primary: { address: '', activeIpfe: active },
+    secondary: { address: '', activeIpfe: complementOf(context.options, active) },
+    servers: [newServerRow()],
+  };
+}
+
+export function editValues(ts: DerivedTargetSet, options: Options): TargetSetFormValues {
+  return {
+    number: ts.number,
+    family: ts.family,
+    protocols: ts.protocols,
+    disabled: ts.disabled,
+    initiatorSupport: ts.initiatorSupport,
+    deleteAgeSeconds: ts.deleteAgeSeconds,
+    algorithm: ts.algorithm,
+    leastLoad: { ...ts.leastLoad },
+    primary: { address: ts.primary.address, activeIpfe: ts.primary.activeIpfe },
+    secondary: ts.secondary
+      ? { address: ts.secondary.address, activeIpfe: ts.secondary.activeIpfe }
+      : { address: '', activeIpfe: complementOf(options, ts.primary.activeIpfe) },
+    servers: ts.servers.map((s) => ({
+      address: s.address,
+      secondaryAddress: s.secondaryAddress ?? '',
+      description: s.description,
+      weight: s.weight,
+    })),
+  };
+}
+
+/** The API's body: no secondary address means no secondary at all, nor secondary row addresses. */
+export function toTargetSetBody(values: TargetSetFormValues): TargetSetInput {
+  const secondaryAddress = values.secondary.address.trim();
+  const hasSecondary = secondaryAddress !== '';
+  return {
+    ...values,
+    leastLoad: { ...values.leastLoad },
+    primary: {
+      address: values.primary.address,
+      ...(values.primary.activeIpfe ? { activeIpfe: values.primary.activeIpfe } : {}),
+    },
+    secondary: hasSecondary
+      ? ({
+          address: values.secondary.address,
+          activeIpfe: values.secondary.activeIpfe || undefined,
+        } as NonNullable<TargetSetInput['secondary']>)
+      : null,
+    servers: values.servers.map((s) => ({
+      address: s.address,
+      secondaryAddress: hasSecondary && s.secondaryAddress !== '' ? s.secondaryAddress : null,
+      description: s.description,
+      weight: s.weight,
+    })),
+  };
+}
+
+const canonical = (text: string) => canonicalIp(text.trim());
+
+/** The form's values as the stored Target Set they would become, as far as they can be read. */
+function candidateOf(values: TargetSetFormValues): TargetSet {
+  const body = toTargetSetBody(values);
+  return {
+    number: values.number,
+    family: values.family,
+    protocols: values.protocols,
+    disabled: values.disabled,
+    initiatorSupport: values.initiatorSupport,
+    deleteAgeSeconds: values.deleteAgeSeconds,
+    algorithm: values.algorithm,
+    leastLoad: { ...values.leastLoad },
+    primary: {
+      address: canonical(values.primary.address),
+      activeIpfe: values.primary.activeIpfe || 'A1',
+    },
+    secondary: body.secondary
+      ? {
+          address: canonical(body.secondary.address),
+          activeIpfe: values.secondary.activeIpfe || 'A1',
+        }
+      : null,
+    servers: (body.servers ?? []).map((s) => ({
+      address: canonical(s.address),
+      secondaryAddress: s.secondaryAddress ? canonical(s.secondaryAddress) : null,
+      description: s.description ?? '',
+      weight: s.weight ?? WEIGHT.default,
+    })),
+  };
+}
+
+export interface ContextIssues {
+  errors: FieldIssue[];
+  warnings: FieldIssue[];
+}
+
+/**
+ * The rules that span entities (SPEC §2), run on the whole configuration as it would be after the
+ * save, exactly as the API runs them: the same messages, at the same paths.
+ */
+export function checkInContext(
+  values: TargetSetFormValues,
+  context: TargetSetContext,
+): ContextIssues {
+  const others = context.targetSets
+    .filter((t) => t.number !== context.editing)
+    .map((t) => underiveTargetSet(t));
+  const config: Configuration = {
+    options: context.options,
+    xsiNetworks: context.xsiNetworks,
+    appServers: context.appServers,
+    peerNodeGroups: [],
+    targetSets: [...others, candidateOf(values)],
+  };
+  const prefix = `targetSets.${others.length}.`;
+  const errors: FieldIssue[] = [];
+  const warnings: FieldIssue[] = [];
+  for (const issue of checkConfiguration(config)) {
+    if (!issue.path.startsWith(prefix)) continue;
+    const found = { path: issue.path.slice(prefix.length), message: issue.message };
+    (issue.severity === 'error' ? errors : warnings).push(found);
+  }
+  return { errors, warnings };
+}
+
+const ROW_FIELDS = new Set(['address', 'secondaryAddress', 'description', 'weight']);
+const TOP_FIELDS = new Set([
+  'protocols',
+  'disabled',
+  'initiatorSupport',
+  'deleteAgeSeconds',
+  'algorithm',
+  'leastLoad.mpsFactor',
+  'leastLoad.connectionCountFactor',
+  'leastLoad.allowedDeviation',
+  'leastLoad.peerNodeAware',
+  'leastLoad.peerNodeThreshold',
+  'primary.address',
+  'primary.activeIpfe',
+  'secondary.address',
+  'secondary.activeIpfe',
+]);
+
+/** Where an API path shows on the form (null: on no field; the summary lists it). */
+export function placeTargetSetIssue(path: string, editing: boolean): string | null {
+  if (TOP_FIELDS.has(path)) return path;
+  if (path === 'number') return editing ? null : 'number';
+  if (path === 'primary' || path === 'secondary') return `${path}.address`;
+  if (path === 'leastLoad') return 'leastLoad.mpsFactor';
+  if (path === 'servers') return 'servers.root';
+  const row = /^servers\.(\d+)(?:\.(\w+))?$/.exec(path);
+  if (row) {
+    const field = row[2] && ROW_FIELDS.has(row[2]) ? row[2] : 'address';
+    return `servers.${row[1]}.${field}`;
+  }
+  return null;
+}
+
+export interface AddressChoice {
+  address: string;
+  server: AppServer;
+}
+
+/** Every application server address of one family, in server order. */
+export function addressesOfFamily(appServers: AppServer[], family: Family | null): AddressChoice[] {
+  return appServers.flatMap((server) =>
+    server.addresses
+      .filter((address) => family === null || ipFamily(address) === family)
+      .map((address) => ({ address, server })),
+  );
+}
+
+export const serverOf = (appServers: AppServer[], address: string) =>
+  address === '' ? undefined : appServers.find((s) => s.addresses.includes(canonical(address)));
+
+/** A row's secondary choices: the same server's other addresses, of the secondary TSA's family. */
+export function secondaryChoices(
+  appServers: AppServer[],
+  rowAddress: string,
+  secondaryTsa: string,
+): string[] {
+  const server = serverOf(appServers, rowAddress);
+  if (!server) return [];
+  const family = ipFamily(secondaryTsa.trim());
+  return server.addresses.filter(
+    (a) => a !== canonical(rowAddress) && (family === null || ipFamily(a) === family),
+  );
+}

@@ -1,0 +1,262 @@
+import { chancePct, DESCRIPTION_LENGTH, TARGET_SET_SERVERS, WEIGHT, type AppServer } from '@ipfe/schema';
+import { useEffect, useId, useRef } from 'react';
+import {
+  useFieldArray,
+  useFormContext,
+  useFormState,
+  useWatch,
+  type FieldError,
+} from 'react-hook-form';
+import { Button } from '@/components/ui/button';
+import { FieldMessage } from '@/components/ui/form';
+import {
+  addressesOfFamily,
+  newServerRow,
+  secondaryChoices,
+  serverOf,
+  type Family,
+  type TargetSetFormValues,
+} from './form-model';
+import { ShareChart } from './share-chart';
+
+const formatRange = (range: { start: number; end: number } | undefined) =>
+  range ? `${range.start}–${range.end}` : '—';
+
+const weightOf = (w: unknown) => (typeof w === 'number' && Number.isFinite(w) && w > 0 ? w : 0);
+
+/**
+ * The Target Set IP List: one row per application server address, chosen from the servers of the
+ * Target Set's family. Each row shows its Initiator Port Range and chance of selection, which
+ * follow the weights as they are typed, and the chart shows every server's share.
+ */
+export function IpList({
+  appServers,
+  family,
+  listError,
+}: {
+  appServers: AppServer[];
+  family: Family;
+  /** An issue of the list as a whole (partly overlapping lists, all weights 0). */
+  listError: string | undefined;
+}) {
+  const { control, register, setValue, getValues, watch } = useFormContext<TargetSetFormValues>();
+  const { errors } = useFormState({ control, name: 'servers' });
+  const { fields, append, remove } = useFieldArray({ control, name: 'servers' });
+  // watch(), not useWatch(): right after a row is removed, the rows must match `fields`.
+  const rows = watch('servers') ?? [];
+  const secondaryTsa = useWatch({ control, name: 'secondary.address' }) ?? '';
+  const hasSecondary = secondaryTsa.trim() !== '';
+  const id = useId();
+
+  const all = addressesOfFamily(appServers, family);
+  const chosen = new Set(rows.map((r) => r.address).filter(Boolean));
+  const total = rows.reduce((sum, r) => sum + weightOf(r.weight), 0);
+
+  // A secondary TSA needs a secondary address on every row: fill in each row's only candidate.
+  const hadSecondary = useRef(hasSecondary);
+  useEffect(() => {
+    if (hasSecondary && !hadSecondary.current) {
+      getValues('servers').forEach((row, i) => {
+        if (row.secondaryAddress !== '') return;
+        const choices = secondaryChoices(appServers, row.address, secondaryTsa);
+        if (choices.length === 1) setValue(`servers.${i}.secondaryAddress`, choices[0]!);
+      });
+    }
+    hadSecondary.current = hasSecondary;
+  }, [hasSecondary, secondaryTsa, appServers, getValues, setValue]);
+
+  const onAddressChange = (index: number, address: string) => {
+    const current = getValues(`servers.${index}.secondaryAddress`);
+    const choices = secondaryChoices(appServers, address, secondaryTsa);
+    if (current !== '' && !choices.includes(current)) {
+      setValue(`servers.${index}.secondaryAddress`, '');
+    }
+    if (hasSecondary && choices.length === 1 && !choices.includes(current)) {
+      setValue(`servers.${index}.secondaryAddress`, choices[0]!);
+    }
+  };
+
+  const available = all.filter((c) => !chosen.has(c.address));
+  const canAdd = available.length > 0 && fields.length < TARGET_SET_SERVERS.max;
+  const familyLabel = family === 'ipv4' ? 'IPv4' : 'IPv6';
+  const rowErrors = errors.servers as
+    | (Record<number, Partial<Record<keyof TargetSetFormValues['servers'][number], FieldError>>> & {
+        root?: FieldError;
+      })
+    | undefined;
+  const listMessage = listError ?? rowErrors?.root?.message ?? (errors.servers as FieldError | undefined)?.message;
+
+  return (
+    <div className="ip-list">
+      {all.length === 0 && (
+        <p className="field-note">
+          No application server has an {familyLabel} address yet: insert servers under Network ›
+          Application Servers first.
+        </p>
+      )}
+      <table className="grid-table ip-list-table" aria-describedby={`${id}-help`}>
+        <caption className="visually-hidden">Target Set IP List</caption>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">IP Address</th>
+            <th scope="col">Secondary IP Address</th>
+            <th scope="col">Description</th>
+            <th scope="col">Weighting</th>
+            <th scope="col">Chance of selection</th>
+            <th scope="col">Initiator Port Range</th>
+            <th scope="col">
+              <span className="visually-hidden">Remove</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {fields.map((field, index) => {
+            const row = rows[index];
+            const address = row?.address ?? '';
+            const server = serverOf(appServers, address);
+            const own = all.filter((c) => c.address === address || !chosen.has(c.address));
+            const secondaries = secondaryChoices(appServers, address, secondaryTsa);
+            const secondaryValue = row?.secondaryAddress ?? '';
+            const err = rowErrors?.[index];
+            const n = index + 1;
+            const cell = (name: string) => `${id}-${field.id}-${name}`;
+            const addressRegistration = register(`servers.${index}.address`);
+            const pct = chancePct(weightOf(row?.weight), total);
+            return (
+              <tr key={field.id}>
+                <td className="num">{n}</td>
+                <td>
+                  <select
+                    id={cell('address')}
+                    className="input"
+                    aria-label={`IP Address, row ${n}`}
+                    aria-invalid={err?.address ? true : undefined}
+                    aria-describedby={err?.address ? `${cell('address')}-error` : undefined}
+                    {...addressRegistration}
+                    onChange={(event) => {
+                      void addressRegistration.onChange(event);
+                      onAddressChange(index, event.target.value);
+                    }}
+                  >
+                    <option value="">Choose an address…</option>
+                    {address !== '' && !own.some((c) => c.address === address) && (
+                      <option value={address}>{address}</option>
+                    )}
+                    {own.map((c) => (
+                      <option key={c.address} value={c.address}>
+                        {c.address} ({c.server.name})
+                      </option>
+                    ))}
+                  </select>
+                  <FieldMessage id={cell('address')} error={err?.address?.message} />
+                </td>
+                <td>
+                  <select
+                    id={cell('secondary')}
+                    className="input"
+                    aria-label={`Secondary IP Address, row ${n}`}
+                    disabled={!hasSecondary}
+                    title={hasSecondary ? undefined : 'Set a Secondary Address first'}
+                    aria-invalid={err?.secondaryAddress ? true : undefined}
+                    aria-describedby={
+                      err?.secondaryAddress ? `${cell('secondary')}-error` : undefined
+                    }
+                    {...register(`servers.${index}.secondaryAddress`)}
+                  >
+                    <option value="">{hasSecondary ? 'Choose an address…' : 'None'}</option>
+                    {secondaryValue !== '' && !secondaries.includes(secondaryValue) && (
+                      <option value={secondaryValue}>{secondaryValue}</option>
+                    )}
+                    {secondaries.map((a) => (
+                      <option key={a} value={a}>
+                        {a}
+                      </option>
+                    ))}
+                  </select>
+                  <FieldMessage
+                    id={cell('secondary')}
+                    error={hasSecondary ? err?.secondaryAddress?.message : undefined}
+                  />
+                </td>
+                <td>
+                  <input
+                    id={cell('description')}
+                    className="input"
+                    aria-label={`Description, row ${n}`}
+                    maxLength={DESCRIPTION_LENGTH.max + 10}
+                    aria-invalid={err?.description ? true : undefined}
+                    aria-describedby={err?.description ? `${cell('description')}-error` : undefined}
+                    {...register(`servers.${index}.description`)}
+                  />
+                  <FieldMessage id={cell('description')} error={err?.description?.message} />
+                </td>
+                <td>
+                  <input
+                    id={cell('weight')}
+                    className="input input-narrow"
+                    type="number"
+                    aria-label={`Weighting, row ${n}`}
+                    aria-invalid={err?.weight ? true : undefined}
+                    aria-describedby={err?.weight ? `${cell('weight')}-error` : undefined}
+                    {...register(`servers.${index}.weight`, { valueAsNumber: true })}
+                  />
+                  <FieldMessage id={cell('weight')} error={err?.weight?.message} />
+                </td>
+                <td className="num">
+                  <output aria-label={`Chance of selection, row ${n}`}>
+                    {total > 0 ? `${pct.toFixed(1)} %` : '—'}
+                  </output>
+                </td>
+                <td className="num">
+                  <output aria-label={`Initiator Port Range, row ${n}`}>
+                    {formatRange(server?.initiatorPortRange)}
+                  </output>
+                </td>
+                <td>
+                  <Button
+                    variant="link"
+                    aria-label={`Remove row ${n}${address ? ` (${address})` : ''}`}
+                    disabled={fields.length <= TARGET_SET_SERVERS.min}
+                    onClick={() => remove(index)}
+                  >
+                    Remove
+                  </Button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {listMessage && (
+        <p className="field-error" id={`${id}-list-error`} role="alert">
+          <span aria-hidden="true">✖ </span>
+          {listMessage}
+        </p>
+      )}
+      <div className="ip-list-foot">
+        <Button
+          onClick={() => append(newServerRow(), { focusName: `servers.${fields.length}.address` })}
+          disabled={!canAdd}
+        >
+          Add server
+        </Button>
+        <span className="field-note" id={`${id}-help`}>
+          {fields.length} of at most {TARGET_SET_SERVERS.max} rows. IP Address: an application
+          server address of the Target Set&apos;s family ({familyLabel}), each once. Secondary IP
+          Address: the same server&apos;s other address, required when the Target Set has a
+          Secondary Address. Weighting: {WEIGHT.min}–{WEIGHT.max}, default {WEIGHT.default};
+          chance of selection = weight / sum of weights × 100. Two Target Sets&apos; lists must be
+          identical or disjoint.
+        </span>
+      </div>
+      <ShareChart
+        title="Share of new connections per server"
+        shares={rows.map((r, i) => ({
+          label: r.address ? `${r.address}${serverOf(appServers, r.address) ? ` (${serverOf(appServers, r.address)!.name})` : ''}` : `row ${i + 1}`,
+          pct: chancePct(weightOf(r.weight), total),
+        }))}
+      />
+    </div>
+  );
+}

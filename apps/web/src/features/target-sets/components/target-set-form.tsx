@@ -1,0 +1,365 @@
+import {
+  ALLOWED_DEVIATION,
+  DELETE_AGE_S,
+  FACTOR,
+  IPFE_SLOTS,
+  MESSAGES,
+  normalizeFactors,
+  PEER_NODE_THRESHOLD,
+  standbyOf,
+  targetSetSchema,
+  type IpfeSlot,
+  type TargetSet,
+} from '@ipfe/schema';
+import { useMemo } from 'react';
+import { useFormState, useWatch } from 'react-hook-form';
+import { Link } from 'react-router';
+import {
+  CheckboxField,
+  FieldRow,
+  Form,
+  FormActions,
+  formSchema,
+  InputField,
+  RadioGroupField,
+  ReadOnlyField,
+  SaveFeedback,
+  SelectField,
+  useSave,
+  useSchemaForm,
+  type SaveOutcome,
+} from '@/components/ui/form';
+import { Section } from '@/components/ui/section';
+import type { Versioned } from '@/lib/api-client';
+import type { TargetSetView } from '../api/get-target-sets';
+import {
+  checkInContext,
+  configuredSlots,
+  editValues,
+  insertDefaults,
+  placeTargetSetIssue,
+  toTargetSetBody,
+  unusedNumbers,
+  type Family,
+  type TargetSetContext,
+  type TargetSetFormValues,
+} from './form-model';
+import { IpList } from './ip-list';
+
+const schema = formSchema(toTargetSetBody, targetSetSchema);
+const num = { valueAsNumber: true } as const;
+const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
+const familyLabel = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
+
+export interface TargetSetFormProps {
+  context: TargetSetContext;
+  /** Insert: the family of the button that opened the page. */
+  family: Family;
+  /** Edit: the Target Set as the API shows it. */
+  targetSet: TargetSetView | null;
+  save: (body: TargetSet) => Promise<Versioned<TargetSetView>>;
+  /** After OK (and on Cancel): back to the View. */
+  onDone: (outcome: SaveOutcome | null) => void;
+  /** After Apply on Insert: the Target Set now exists and is edited from here on. */
+  onInserted: (number: number, outcome: SaveOutcome) => void;
+  /** After a stale save: load the current version. */
+  onReload: () => void;
+  /** A message carried over from the page that sent the operator here. */
+  initialOutcome?: SaveOutcome | null;
+}
+
+/** Target Sets [Insert] and [Edit]: the sections and fields of the source page. */
+export function TargetSetForm({
+  context,
+  family,
+  targetSet,
+  save,
+  onDone,
+  onInserted,
+  onReload,
+  initialOutcome = null,
+}: TargetSetFormProps) {
+  const editing = targetSet !== null;
+  const { options } = context;
+  const form = useSchemaForm({
+    schema,
+    defaultValues: targetSet ? editValues(targetSet, options) : insertDefaults(family, context),
+    check: (values) => checkInContext(values, context).errors,
+    arrayFields: ['servers'],
+  });
+  const { register, control } = form;
+  const { errors, isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
+  const values = useWatch({ control }) as TargetSetFormValues;
+
+  const live = useMemo(() => checkInContext(values, context), [values, context]);
+  const listTouched = isSubmitted || Boolean(touchedFields.servers);
+  const listIssue = listTouched ? live.errors.find((e) => e.path === 'servers')?.message : undefined;
+
+  const place = (path: string) => placeTargetSetIssue(path, editing);
+  const { onSubmit, outcome, intent } = useSave({
+    form,
+    save: (body: TargetSet) => save(body),
+    place,
+    what: editing ? `Target Set ${targetSet.number}` : 'The Target Set',
+    onSaved: (saved, how) => {
+      const result: SaveOutcome = {
+        kind: 'saved',
+        message: `Target Set ${saved.data.number} saved as revision ${saved.revision ?? '?'}.`,
+        warnings: saved.data.warnings,
+      };
+      if (how === 'ok') {
+        onDone(result);
+        return null;
+      }
+      form.reset(editValues(saved.data, options));
+      if (!editing) onInserted(saved.data.number, result);
+      return result;
+    },
+  });
+  const shown = outcome ?? initialOutcome;
+  // Warnings as the form sees them live, and as the server answered the last save.
+  const serverWarnings = shown?.kind === 'saved' ? shown.warnings : [];
+  const warningAt = (path: string) =>
+    (live.warnings.find((w) => w.path === path) ?? serverWarnings.find((w) => w.path === path))
+      ?.message;
+
+  const configured = configuredSlots(options);
+  const unconfigured = IPFE_SLOTS.filter((s) => !configured.includes(s));
+  const slotChoices = IPFE_SLOTS.map((slot) => ({
+    value: slot,
+    label: slotLabel(slot),
+    disabled: !configured.includes(slot),
+  }));
+  const slotNote =
+    unconfigured.length > 0 ? (
+      <>
+        {unconfigured.map(slotLabel).join(', ')}: not configured.{' '}
+        <Link to="/options">{MESSAGES.configureIpfe}</Link>.
+      </>
+    ) : undefined;
+  const standbyText = (active: IpfeSlot | '' | undefined) => {
+    if (!active) return 'None';
+    const standby = standbyOf(options, active);
+    return standby ? slotLabel(standby) : `None (the mate of ${slotLabel(active)} is not configured)`;
+  };
+
+  const isHash = values.algorithm === 'hash';
+  const { mpsFactor, connectionCountFactor } = values.leastLoad ?? {};
+  const factorsValid =
+    Number.isInteger(mpsFactor) &&
+    Number.isInteger(connectionCountFactor) &&
+    mpsFactor! >= FACTOR.min &&
+    mpsFactor! <= FACTOR.max &&
+    connectionCountFactor! >= FACTOR.min &&
+    connectionCountFactor! <= FACTOR.max &&
+    mpsFactor! + connectionCountFactor! > 0;
+  const normalized = factorsValid ? normalizeFactors(mpsFactor!, connectionCountFactor!) : null;
+  const hasSecondary = (values.secondary?.address ?? '').trim() !== '';
+  const numbers = unusedNumbers(context.targetSets);
+  const monitorNote =
+    options.monitorProtocol !== 'heartbeat'
+      ? `Least Load needs Application Server Monitoring set to Heartbeat; it is now ${options.monitorProtocol}.`
+      : undefined;
+
+  return (
+    <Form
+      form={form}
+      onSubmit={onSubmit}
+      label={editing ? `Edit Target Set ${targetSet.number}` : 'Insert Target Set'}
+      className="entity-form target-set-form"
+    >
+      <SaveFeedback outcome={shown} onReload={onReload} />
+
+      <Section title="Target Set">
+        <div className="form-grid">
+          {editing ? (
+            <ReadOnlyField
+              label="TS Number"
+              value={String(targetSet.number)}
+              help={`${MESSAGES.readOnly}. Unique ID identifying the Target Set.`}
+            />
+          ) : (
+            <SelectField
+              label="TS Number"
+              required
+              registration={register('number', num)}
+              options={numbers.map((n) => ({ value: String(n), label: String(n) }))}
+              error={errors.number?.message}
+              help="Unique ID identifying the Target Set. Format: pull-down of the unused numbers, 1–32. Default: the lowest unused"
+            />
+          )}
+          <ReadOnlyField
+            label="Address family"
+            value={familyLabel(family)}
+            help={`Chosen by the Insert ${familyLabel(family)} button; every primary address of the Target Set is ${familyLabel(family)}.${editing ? ` ${MESSAGES.readOnly}.` : ''}`}
+          />
+          <RadioGroupField
+            label="Protocols"
+            registration={register('protocols')}
+            options={[
+              { value: 'tcp', label: 'TCP only' },
+              { value: 'sctp', label: 'SCTP only' },
+              { value: 'both', label: 'Both TCP and SCTP' },
+            ]}
+            error={errors.protocols?.message}
+            help="A Target Set can support SCTP, TCP, or both. Default: Both TCP and SCTP"
+          />
+          <CheckboxField
+            label="Disable"
+            registration={register('disabled')}
+            error={errors.disabled?.message}
+            help="Disable this Target Set, but keep it in the configuration: no IPFE serves it."
+          />
+          <CheckboxField
+            label="Initiator Connection Support"
+            registration={register('initiatorSupport')}
+            error={errors.initiatorSupport?.message}
+            help="Connections initiated by application servers from the Target Set address, with incoming packets routed back to the originating server by port. Default: off"
+          />
+          <InputField
+            label="Delete Age (s)"
+            type="number"
+            required
+            registration={register('deleteAgeSeconds', num)}
+            error={errors.deleteAgeSeconds?.message}
+            warning={warningAt('deleteAgeSeconds')}
+            help={`Connections idle this long are dropped. Range: ${DELETE_AGE_S.min}–${DELETE_AGE_S.max.toLocaleString('en-US')}. Default: ${DELETE_AGE_S.default}. It is inadvisable to go below the default; long SCTP heartbeat intervals may need more.`}
+          />
+          <RadioGroupField
+            label="Load Balance Algorithm"
+            registration={register('algorithm')}
+            options={[
+              { value: 'hash', label: 'Hash' },
+              { value: 'leastLoad', label: 'Least Load' },
+            ]}
+            error={errors.algorithm?.message}
+            help="Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat). Default: Least Load"
+          />
+        </div>
+      </Section>
+
+      <Section
+        title="Least Load Parameters"
+        disabled={isHash}
+        note={isHash ? 'Not used by the Hash algorithm' : monitorNote}
+      >
+        <div className="form-grid">
+          <InputField
+            label="MPS Factor"
+            type="number"
+            required
+            registration={register('leastLoad.mpsFactor', num)}
+            error={errors.leastLoad?.mpsFactor?.message}
+            help={`Factor Fm in the load equation L = (Fm·m/mtotal + Fc·c/ctotal)·Whigh/w. Range: ${FACTOR.min}–${FACTOR.max}. Default: ${FACTOR.default}`}
+          />
+          <InputField
+            label="Connection Count Factor"
+            type="number"
+            required
+            registration={register('leastLoad.connectionCountFactor', {
+              ...num,
+              // Fm = Fc = 0 is reported on Fm: check it again when Fc changes.
+              deps: ['leastLoad.mpsFactor'],
+            })}
+            error={errors.leastLoad?.connectionCountFactor?.message}
+            help={`Factor Fc in the load equation. Range: ${FACTOR.min}–${FACTOR.max}. Default: ${FACTOR.default}. Fm + Fc is normalized to 100 on commit.`}
+          />
+          <FieldRow id="normalized-factors" label="Saved as (Fm / Fc)" labelFor={false}>
+            <output
+              className="normalized"
+              aria-labelledby="normalized-factors-label"
+              aria-live="polite"
+            >
+              {normalized
+                ? `will be saved as ${normalized.mpsFactor} / ${normalized.connectionCountFactor}`
+                : '—'}
+            </output>
+          </FieldRow>
+          <InputField
+            label="Allowed Deviation"
+            type="number"
+            required
+            registration={register('leastLoad.allowedDeviation', num)}
+            error={errors.leastLoad?.allowedDeviation?.message}
+            help={`Points of load within which servers count as equally loaded and share new connections by weighted round-robin. Range: ${ALLOWED_DEVIATION.min}–${ALLOWED_DEVIATION.max}. Default: ${ALLOWED_DEVIATION.default}`}
+          />
+          <CheckboxField
+            label="Peer Node Aware Least Load"
+            registration={register('leastLoad.peerNodeAware')}
+            error={errors.leastLoad?.peerNodeAware?.message}
+            help="Spread the connections of one Peer Node Group across the servers, for redundancy. Default: on"
+          />
+          <InputField
+            label="Peer Node Group Distribution Threshold"
+            type="number"
+            required
+            registration={register('leastLoad.peerNodeThreshold', num)}
+            error={errors.leastLoad?.peerNodeThreshold?.message}
+            help={`D: servers whose group count exceeds the lowest by D or more are passed over; 0 turns the group filter off. Range: ${PEER_NODE_THRESHOLD.min}–${PEER_NODE_THRESHOLD.max}. Default: ${PEER_NODE_THRESHOLD.default}`}
+          />
+        </div>
+      </Section>
+
+      <Section title="Primary Public IP Address">
+        <div className="form-grid">
+          <InputField
+            label="Address"
+            required
+            autoComplete="off"
+            placeholder={family === 'ipv4' ? '192.0.2.10' : '2001:db8::10'}
+            registration={register('primary.address')}
+            error={errors.primary?.address?.message}
+            warning={warningAt('primary.address')}
+            help={`Public ${familyLabel(family)} address presented to the outside world (the Target Set Address). Must be on an XSI network. Do not edit if in use by a local node.`}
+          />
+          <RadioGroupField
+            label="Active IPFE"
+            registration={register('primary.activeIpfe')}
+            options={slotChoices}
+            note={slotNote}
+            error={errors.primary?.activeIpfe?.message}
+            help="The IPFE that primarily handles traffic for this address; if it fails, its mate takes over (A1↔A2, B1↔B2)."
+          />
+          <ReadOnlyField
+            label="Preferred Standby"
+            value={standbyText(values.primary?.activeIpfe)}
+            help="The mate of the Active IPFE, set when the Active IPFE is chosen."
+          />
+        </div>
+      </Section>
+
+      <Section title="Secondary Public IP Address">
+        <div className="form-grid">
+          <InputField
+            label="Secondary Address"
+            autoComplete="off"
+            registration={register('secondary.address')}
+            error={errors.secondary?.address?.message}
+            help="Optional. For SCTP, a failover address of the association; for TCP, an independent address. When set, every IP List row needs a Secondary IP Address."
+          />
+          <RadioGroupField
+            label="Active IPFE for secondary address"
+            registration={register('secondary.activeIpfe')}
+            options={slotChoices}
+            disabled={!hasSecondary}
+            note={hasSecondary ? slotNote : 'Set a Secondary Address first.'}
+            error={hasSecondary ? errors.secondary?.activeIpfe?.message : undefined}
+            warning={warningAt('secondary.activeIpfe')}
+            help="Should complement the Active IPFE, to give SCTP dual-homed traffic an alternative path."
+          />
+          <ReadOnlyField
+            label="Preferred Standby for secondary address"
+            value={hasSecondary ? standbyText(values.secondary?.activeIpfe) : 'None'}
+            help="The mate of the secondary address's Active IPFE."
+          />
+        </div>
+      </Section>
+
+      <Section title="Target Set IP List">
+        <IpList appServers={context.appServers} family={family} listError={listIssue} />
+      </Section>
+
+      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
+    </Form>
+  );
+}

@@ -1,0 +1,18 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { XsiNetwork } from '@ipfe/schema';
+import { api, type FieldIssue } from '@/lib/api-client';
+
+export type XsiNetworkView = XsiNetwork & { warnings: FieldIssue[] };
+
+export const xsiNetworksQueryKey = ['xsi-networks'] as const;
+
+export const getXsiNetworks = (signal?: AbortSignal) =>
+  api.get<{ items: XsiNetworkView[] }>('/api/xsi-networks', signal);
+
+export const getXsiNetworksQueryOptions = () =>
+  queryOptions({
+    queryKey: xsiNetworksQueryKey,
+    queryFn: async ({ signal }) => (await getXsiNetworks(signal)).data.items,
+  });
+
+export const useXsiNetworks = () => useQuery(getXsiNetworksQueryOptions());

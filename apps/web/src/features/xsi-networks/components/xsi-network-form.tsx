@@ -1,0 +1,94 @@
+import { MESSAGES, NAME_LENGTH, XSI_NETWORKS_MAX, xsiNetworkSchema, type XsiNetwork } from '@ipfe/schema';
+import { useFormState } from 'react-hook-form';
+import {
+  Form,
+  FormActions,
+  formSchema,
+  InputField,
+  ReadOnlyField,
+  SaveFeedback,
+  useSave,
+} from '@/components/ui/form';
+import { Section } from '@/components/ui/section';
+import type { Versioned } from '@/lib/api-client';
+import { useSchemaForm } from '@/components/ui/form';
+import type { XsiNetworkView } from '../api/get-xsi-networks';
+
+interface XsiNetworkFormValues {
+  name: string;
+  cidr: string;
+}
+
+const schema = formSchema((v: XsiNetworkFormValues) => v, xsiNetworkSchema);
+const place = (path: string) => (path === 'name' || path === 'cidr' ? path : null);
+
+/** Insert (no `network`) or Edit an XSI network. The name is the key: read-only on Edit. */
+export function XsiNetworkForm({
+  network,
+  save,
+  onDone,
+  onSavedInsert,
+  onReload,
+}: {
+  network: XsiNetwork | null;
+  save: (body: XsiNetwork) => Promise<Versioned<XsiNetworkView>>;
+  onDone: () => void;
+  onSavedInsert: (name: string) => void;
+  onReload: () => void;
+}) {
+  const form = useSchemaForm({
+    schema,
+    defaultValues: network ?? { name: '', cidr: '' },
+  });
+  const { errors, isSubmitting } = useFormState({ control: form.control });
+  const { onSubmit, outcome, intent } = useSave({
+    form,
+    save,
+    place,
+    what: 'The XSI network',
+    onSaved: (saved, how) => {
+      if (how === 'ok') {
+        onDone();
+        return null;
+      }
+      form.reset({ name: saved.data.name, cidr: saved.data.cidr });
+      if (!network) onSavedInsert(saved.data.name);
+      return {
+        kind: 'saved',
+        message: `XSI network ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`,
+        warnings: saved.data.warnings,
+      };
+    },
+  });
+  return (
+    <Form form={form} onSubmit={onSubmit} label="XSI network" className="entity-form">
+      <SaveFeedback outcome={outcome} onReload={onReload} />
+      <Section title="XSI Network">
+        <div className="form-grid">
+          {network ? (
+            <ReadOnlyField label="Name" value={network.name} help={MESSAGES.readOnly} />
+          ) : (
+            <InputField
+              label="Name"
+              required
+              autoComplete="off"
+              registration={form.register('name')}
+              error={errors.name?.message}
+              help={`Unique name: ${NAME_LENGTH.min}–${NAME_LENGTH.max} letters, digits, '-' or '_'`}
+            />
+          )}
+          <InputField
+            label="Network (CIDR)"
+            required
+            autoComplete="off"
+            placeholder="192.0.2.0/24"
+            registration={form.register('cidr')}
+            error={errors.cidr?.message}
+            help={`IPv4 or IPv6 network in CIDR notation, host bits zero. Networks may not overlap; up to ${XSI_NETWORKS_MAX}. Every Target Set address and application server address must lie on one.`}
+          />
+        </div>
+      </Section>
+      <FormActions intent={intent} busy={isSubmitting} onCancel={onDone} />
+    </Form>
+  );
+}

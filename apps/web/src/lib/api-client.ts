@@ -1,0 +1,136 @@
+/**
+ * The one HTTP client of the GUI. It speaks the API's contract: JSON bodies, the CSRF token of the
+ * session on every change, If-Match with the entity's ETag on PUT and DELETE, and errors in one
+ * shape `{ error: { code, message, fields } }`.
+ */
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export type ApiErrorCode =
+  | 'VALIDATION'
+  | 'INVALID_JSON'
+  | 'UNAUTHENTICATED'
+  | 'CSRF'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'IN_USE'
+  | 'LAST_ADMIN'
+  | 'PRECONDITION_FAILED'
+  | 'PRECONDITION_REQUIRED'
+  | 'RATE_LIMITED'
+  | 'NETWORK'
+  | (string & {});
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly fields: FieldIssue[] = [],
+    /** The rest of the error body, e.g. `current` (the entity as it is now) on 412. */
+    readonly body: Record<string, unknown> = {},
+    readonly etag: string | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface Versioned<T> {
+  data: T;
+  etag: string | null;
+  /** The revision a commit created (header x-ipfe-revision), when the call committed one. */
+  revision: number | null;
+}
+
+let csrfToken: string | null = null;
+let onUnauthenticated: (() => void) | null = null;
+
+export function setCsrfToken(token: string | null) {
+  csrfToken = token;
+}
+
+/** Called when the API answers 401 to anything but the session itself (the session expired). */
+export function setUnauthenticatedHandler(handler: (() => void) | null) {
+  onUnauthenticated = handler;
+}
+
+interface RequestOptions {
+  body?: unknown;
+  ifMatch?: string | null;
+  signal?: AbortSignal;
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  let body: Record<string, unknown> = {};
+  try {
+    body = (await response.json()) as Record<string, unknown>;
+  } catch {
+    // Not JSON (a proxy's error page, say): the status line is all there is.
+  }
+  const error = (body.error ?? {}) as { code?: string; message?: string; fields?: FieldIssue[] };
+  const { error: _error, ...rest } = body;
+  return new ApiError(
+    response.status,
+    error.code ?? `HTTP_${response.status}`,
+    error.message ?? `The server answered ${response.status} ${response.statusText}`,
+    Array.isArray(error.fields) ? error.fields : [],
+    rest,
+    response.headers.get('etag'),
+  );
+}
+
+export async function request<T>(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  options: RequestOptions = {},
+): Promise<Versioned<T>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  if (options.ifMatch) headers['if-match'] = options.ifMatch;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError(0, 'NETWORK', 'The OAM server cannot be reached; check that it is running');
+  }
+  if (!response.ok) {
+    const error = await errorOf(response);
+    if (response.status === 401 && !url.startsWith('/api/session')) onUnauthenticated?.();
+    throw error;
+  }
+  const text = response.status === 204 ? '' : await response.text();
+  const revision = response.headers.get('x-ipfe-revision');
+  return {
+    data: (text ? JSON.parse(text) : null) as T,
+    etag: response.headers.get('etag'),
+    revision: revision === null ? null : Number(revision),
+  };
+}
+
+export const api = {
+  get: <T>(url: string, signal?: AbortSignal) => request<T>('GET', url, { signal }),
+  post: <T>(url: string, body?: unknown) => request<T>('POST', url, { body }),
+  put: <T>(url: string, body: unknown, ifMatch: string | null) =>
+    request<T>('PUT', url, { body, ifMatch }),
+  delete: (url: string, ifMatch: string | null) => request<null>('DELETE', url, { ifMatch }),
+};
+
+/** "A message (path)" lines of an error, for summaries. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,105 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { Navigate, useLocation } from 'react-router';
+import { api, ApiError, setCsrfToken } from './api-client';
+
+export type Role = 'admin' | 'operator' | 'viewer';
+
+export interface SessionUser {
+  name: string;
+  role: Role;
+}
+
+interface SessionView {
+  user: SessionUser;
+  csrfToken: string;
+}
+
+export const sessionQueryKey = ['session'] as const;
+
+async function getSession(): Promise<SessionUser | null> {
+  try {
+    const { data } = await api.get<SessionView>('/api/session');
+    setCsrfToken(data.csrfToken);
+    return data.user;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      setCsrfToken(null);
+      return null;
+    }
+    throw err;
+  }
+}
+
+export const getSessionQueryOptions = () =>
+  queryOptions({ queryKey: sessionQueryKey, queryFn: getSession, staleTime: Infinity });
+
+export const useUser = () => useQuery(getSessionQueryOptions());
+
+export function useLogin() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (credentials: { username: string; password: string }) => {
+      const { data } = await api.post<SessionView>('/api/session', credentials);
+      setCsrfToken(data.csrfToken);
+      return data.user;
+    },
+    onSuccess: (user) => {
+      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+      queryClient.setQueryData(sessionQueryKey, user);
+    },
+  });
+}
+
+export function useLogout() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete('/api/session', null),
+    onSettled: () => {
+      setCsrfToken(null);
+      queryClient.setQueryData(sessionQueryKey, null);
+      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+    },
+  });
+}
+
+/** What each role may do (the API enforces the same; the GUI only hides what would be refused). */
+export const canEdit = (user: SessionUser | null | undefined) =>
+  user?.role === 'admin' || user?.role === 'operator';
+
+/** The current location as a `next` parameter, so that login brings the user back. */
+export function loginPath(pathname: string, search: string) {
+  const next = `${pathname}${search}`;
+  return next === '/' || next.startsWith('/login') ? '/login' : `/login?next=${encodeURIComponent(next)}`;
+}
+
+/** Renders its children only for a logged-in user; anyone else goes to the login page. */
+export function RequireAuth({ children }: { children: ReactNode }) {
+  const session = useUser();
+  const location = useLocation();
+  if (session.isPending) return <p className="loading">Loading…</p>;
+  if (session.isError) {
+    return (
+      <p role="alert" className="alert alert-error">
+        {session.error.message}
+      </p>
+    );
+  }
+  if (!session.data) return <Navigate to={loginPath(location.pathname, location.search)} replace />;
+  return <>{children}</>;
+}
+
+/** Renders its children only for roles that may change the configuration; others get `fallback`. */
+export function Authorization({
+  allowed = ['admin', 'operator'],
+  fallback = null,
+  children,
+}: {
+  allowed?: Role[];
+  fallback?: ReactNode;
+  children: ReactNode;
+}) {
+  const { data: user } = useUser();
+  if (!user || !allowed.includes(user.role)) return <>{fallback}</>;
+  return <>{children}</>;
+}
