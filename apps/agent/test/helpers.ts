@@ -113,8 +113,10 @@ export async function startAgent(options: {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: typeof document === 'string' ? document : JSON.stringify(document),
       }),
-    status: async () =>
-      (await fetch(`${url}/v1/status`, { headers: { authorization: `Bearer ${TOKEN}` } })).json(),
+    status: async () => {
+      const response = await fetch(`${url}/v1/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      return (await response.json()) as ReturnType<Agent['status']>;
+    },
     async stop() {
       await Promise.all([control.close(), agent.stop()]);
     },
