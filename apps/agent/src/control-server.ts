@@ -38,6 +38,15 @@ export function buildControlServer(agent: Agent, token: string) {
   });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (
+      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+    ) {
+      agent.counts.configRejects++;
+      return reply
+        .code(422)
+        .send(errorBody('INVALID_CONFIG', 'The configuration is not valid JSON'));
+    }
     const status =
       err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) request.log.error({ err }, 'control request failed');

@@ -26,7 +26,10 @@ interface Pair {
 }
 
 const keyOf = (l: { tsa: string; port: number }) => `${l.tsa}|${l.port}`;
-const RETRY_BIND_MS = 5000;
+/** A TSA the mate still holds (same host in tests) frees within moments: retry soon. */
+const RETRY_BIND_MS = 250;
+/** A listener that has failed this long raises Address Configuration Error. */
+const BIND_ALARM_AFTER_MS = 2000;
 
 /** "::ffff:127.0.0.1" → "127.0.0.1": the engine keys IPv4 clients by their IPv4 address. */
 function plainAddress(address: string | undefined): string {
@@ -41,7 +44,10 @@ function plainAddress(address: string | undefined): string {
  */
 export class UserspaceDataPlane {
   #listeners = new Map<string, { listener: Listener; server: net.Server }>();
-  #bindFailures = new Map<string, { listener: Listener; error: string; at: number }>();
+  #bindFailures = new Map<
+    string,
+    { listener: Listener; error: string; at: number; since: number }
+  >();
   #pairs = new Map<ConnectionId, Pair>();
   #pending = new Set<net.Socket>();
   #accepting = true;
@@ -83,15 +89,19 @@ export class UserspaceDataPlane {
     );
     return new Promise((resolve) => {
       server.once('error', (err: NodeJS.ErrnoException) => {
+        const now = this.deps.now();
+        const previous = this.#bindFailures.get(key);
         this.#bindFailures.set(key, {
           listener,
           error: err.code ?? err.message,
-          at: this.deps.now(),
+          at: now,
+          since: previous?.since ?? now,
         });
-        this.deps.log.warn(
-          { tsa: listener.tsa, port: listener.port, err: err.code },
-          'cannot listen on TSA',
-        );
+        if (!previous)
+          this.deps.log.warn(
+            { tsa: listener.tsa, port: listener.port, err: err.code },
+            'cannot listen on TSA',
+          );
         resolve();
       });
       server.listen({ host: listener.tsa, port: listener.port, backlog: 4096 }, () => {
@@ -105,8 +115,12 @@ export class UserspaceDataPlane {
     });
   }
 
+  /** Listeners that have failed to bind for a while (a passing conflict is not an alarm). */
   bindFailures(): { tsa: string; port: number; targetSet: number; error: string }[] {
-    return [...this.#bindFailures.values()].map(({ listener, error }) => ({ ...listener, error }));
+    const now = this.deps.now();
+    return [...this.#bindFailures.values()]
+      .filter((f) => now - f.since >= BIND_ALARM_AFTER_MS)
+      .map(({ listener, error }) => ({ ...listener, error }));
   }
 
   listening(): Listener[] {

@@ -29,8 +29,8 @@ interface Watch {
 /**
  * Application server monitoring (SPEC §4.3): one TCP connection per watched server on its
  * monitoring port, retried every connectTryIntervalS; heartbeat lines parsed with the shared
- * schema. A malformed or oversize line is counted and skipped, never fatal. Silence is judged by
- * the engine (connectTimeoutS without a heartbeat = offline).
+ * schema. A malformed or oversize line is counted and skipped, never fatal. The engine turns a
+ * server silent for connectTimeoutS offline; the silent connection is then dropped and retried.
  */
 export class Monitor {
   #watches = new Map<string, Watch>();
@@ -83,12 +83,12 @@ export class Monitor {
     const socket = net.connect({ host: watch.server, port: settings.monitoringPort });
     watch.socket = socket;
     socket.setTimeout(settings.connectTimeoutS * 1000);
-    socket.on('timeout', () => {
-      if (!watch.up) socket.destroy(); // a connect that hangs; once up, silence is the engine's call
-    });
+    // A connect that hangs, or (with heartbeats) a connection silent for connectTimeoutS, is
+    // dropped and retried: the server is offline by then, and a fresh connection may reach it.
+    socket.on('timeout', () => socket.destroy());
     socket.on('error', () => socket.destroy());
     socket.on('connect', () => {
-      socket.setTimeout(0);
+      if (settings.monitorProtocol !== 'heartbeat') socket.setTimeout(0);
       watch.up = true;
       this.log.info({ server: watch.server }, 'monitoring connection up');
       this.events.connected(watch.server);

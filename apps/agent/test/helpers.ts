@@ -114,7 +114,9 @@ export async function startAgent(options: {
         body: typeof document === 'string' ? document : JSON.stringify(document),
       }),
     status: async () => {
-      const response = await fetch(`${url}/v1/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const response = await fetch(`${url}/v1/status`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       return (await response.json()) as ReturnType<Agent['status']>;
     },
     async stop() {

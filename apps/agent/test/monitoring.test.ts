@@ -1,0 +1,174 @@
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addressesOf,
+  ask,
+  documentOf,
+  hold,
+  removeDir,
+  sleep,
+  startAgent,
+  startAppServer,
+  testConfig,
+  waitFor,
+  type AppServer,
+  type RunningAgent,
+} from './helpers.ts';
+import type { Configuration } from '@ipfe/schema';
+
+const NET = 33;
+const a = addressesOf(NET);
+let agent: RunningAgent;
+let servers: AppServer[];
+let revision = 1;
+
+async function push(change: (c: Configuration) => void = () => {}) {
+  const response = await agent.push(documentOf(++revision, testConfig(NET, change)));
+  expect(response.status).toBe(200);
+}
+
+async function allNormal() {
+  await waitFor('every server normal', async () =>
+    (await agent.status()).targetSets[0]?.servers.every((s) => s.state === 'normal'),
+  );
+}
+
+beforeAll(async () => {
+  agent = await startAgent({ host: a.a1, holdOffMs: 0 });
+});
+afterAll(async () => {
+  await agent.stop();
+  removeDir(agent.dir);
+});
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function startServers() {
+  servers = await Promise.all(a.servers.map((s) => startAppServer(s, 'hold')));
+  await push();
+  await allNormal();
+  await waitFor('the TSA served', async () => (await agent.status()).listening.length > 0);
+}
+
+async function holdMany(count: number) {
+  const held = [];
+  for (let i = 0; i < count; i++) held.push(await hold(a.tsa, a.client(1 + (i % 50))));
+  return held;
+}
+
+describe('application server monitoring', () => {
+  it('takes a server whose reporter stops offline within connectTimeoutS and closes its connections', async () => {
+    await startServers();
+    const held = await holdMany(30);
+    const victim = a.servers[0]!;
+    const onVictim = held.filter((h) => h.server === victim);
+    expect(onVictim.length).toBeGreaterThan(0);
+    await servers[0]!.reporter.close();
+    const stoppedAt = Date.now();
+    await waitFor(
+      'server offline',
+      async () =>
+        (await agent.status()).targetSets[0]!.servers.find((s) => s.address === victim)?.state ===
+        'offline',
+    );
+    expect(Date.now() - stoppedAt).toBeLessThan(2000 + 1000);
+    for (const h of onVictim) expect(await h.alive()).toBe(false);
+    for (const h of held.filter((x) => x.server !== victim)) expect(await h.alive()).toBe(true);
+    for (let i = 0; i < 30; i++)
+      expect((await hold(a.tsa, a.client(60 + i))).server).not.toBe(victim);
+    await waitFor('alarm 5001', async () =>
+      (await agent.status()).alarms.some((x) => x.code === 5001 && x.server === victim),
+    );
+    held.forEach((h) => h.socket.destroy());
+  });
+
+  it('sends nothing new to a server that reports halting, and keeps its open connections', async () => {
+    await startServers();
+    const held = await holdMany(30);
+    const halting = a.servers[1]!;
+    servers[1]!.reporter.update({ state: 'halting' });
+    await waitFor(
+      'halting',
+      async () =>
+        (await agent.status()).targetSets[0]!.servers.find((s) => s.address === halting)?.state ===
+        'halting',
+    );
+    for (const h of held.filter((x) => x.server === halting)) expect(await h.alive()).toBe(true);
+    for (let i = 0; i < 30; i++)
+      expect((await hold(a.tsa, a.client(100 + i))).server).not.toBe(halting);
+    held.forEach((h) => h.socket.destroy());
+  });
+
+  it('drains a server whose weight becomes 0: no new connections, open ones stay', async () => {
+    await startServers();
+    const held = await holdMany(30);
+    const drained = a.servers[2]!;
+    await push((c) => {
+      c.targetSets[0]!.servers[2]!.weight = 0;
+    });
+    for (const h of held.filter((x) => x.server === drained)) expect(await h.alive()).toBe(true);
+    for (let i = 0; i < 30; i++)
+      expect((await hold(a.tsa, a.client(150 + i))).server).not.toBe(drained);
+    held.forEach((h) => h.socket.destroy());
+  });
+
+  it('ignores and counts 10,000 malformed heartbeat lines and keeps forwarding', async () => {
+    servers = await Promise.all(a.servers.slice(1).map((s) => startAppServer(s, 'name')));
+    // Server 1 is a hostile monitoring peer: garbage, oversize lines and wrong types, then a valid beat.
+    const garbage = net.createServer((socket) => {
+      socket.on('error', () => socket.destroy());
+      const lines: string[] = [];
+      for (let i = 0; i < 10_000; i++) {
+        lines.push(i % 3 === 0 ? 'not json' : i % 3 === 1 ? '{"mps":"lots"}' : 'x'.repeat(2000));
+      }
+      socket.write(lines.join('\n') + '\n');
+      socket.write('{"mps":1,"mpsCapacity":10,"connections":0,"connectionCapacity":10}\n');
+    });
+    await new Promise<void>((r) => garbage.listen(9675, a.servers[0], r));
+    const service = net.createServer((s) => s.end(a.servers[0]));
+    await new Promise<void>((r) => service.listen(3868, a.servers[0], r));
+    try {
+      await push((c) => (c.targetSets[0]!.deleteAgeSeconds = 601));
+      const malformed = await waitFor('10,000 malformed lines counted', async () => {
+        const n = (await agent.status()).counters.malformedHeartbeats;
+        return n >= 10_000 ? n : 0;
+      });
+      expect(malformed).toBe(10_000);
+      const names = new Set<string>();
+      for (let i = 0; i < 60; i++)
+        names.add(await ask(a.tsa, { address: a.client(200 + (i % 50)) }));
+      expect(names.size).toBe(3);
+    } finally {
+      garbage.close();
+      service.close();
+    }
+  });
+});
+
+describe('Least Load over real heartbeats', () => {
+  it('gives fewer new connections to a server reporting higher load', async () => {
+    servers = await Promise.all(a.servers.map((s) => startAppServer(s, 'name')));
+    await push((c) => {
+      c.targetSets[0]!.algorithm = 'leastLoad';
+      c.targetSets[0]!.leastLoad.allowedDeviation = 5;
+    });
+    servers[0]!.reporter.update({ mps: 800, connections: 600 });
+    servers[1]!.reporter.update({ mps: 100, connections: 100 });
+    servers[2]!.reporter.update({ mps: 100, connections: 100 });
+    await waitFor('loads reported', async () => {
+      const s = (await agent.status()).targetSets[0]!.servers;
+      return s.every((x) => x.state === 'normal') && (s[0]!.load ?? 0) > (s[1]!.load ?? 0) + 20;
+    });
+    const tally = new Map<string, number>();
+    for (let i = 0; i < 300; i++) {
+      const name = await ask(a.tsa, { address: a.client(1 + (i % 50)) });
+      tally.set(name, (tally.get(name) ?? 0) + 1);
+      if (i % 50 === 0) await sleep(5);
+    }
+    const loaded = tally.get(a.servers[0]!) ?? 0;
+    expect(loaded).toBeLessThan(
+      Math.min(tally.get(a.servers[1]!) ?? 0, tally.get(a.servers[2]!) ?? 0),
+    );
+  });
+});
