@@ -126,7 +126,7 @@ describe('application server monitoring', () => {
       socket.write('{"mps":1,"mpsCapacity":10,"connections":0,"connectionCapacity":10}\n');
     });
     await new Promise<void>((r) => garbage.listen(9675, a.servers[0], r));
-    const service = net.createServer((s) => s.end(a.servers[0]));
+    const service = net.createServer((s) => s.end(a.servers[0]!));
     await new Promise<void>((r) => service.listen(3868, a.servers[0], r));
     try {
       await push((c) => (c.targetSets[0]!.deleteAgeSeconds = 601));
