@@ -1,15 +1,22 @@
-import { fmix32, mix32 } from './hash.ts';
-import type { IpWords } from './ip.ts';
+import { fmix32 } from './hash.ts';
+import { isIpv4Mapped, type IpWords } from './ip.ts';
 
 /**
  * The connection table (SPEC §3.5): key (source IP, source port, TSA, port, protocol) → an
  * entry with its binding (Target Set address × server), peer node group and last-activity time.
  *
- * Layout, chosen for a million entries at well under 200 bytes each and lookups without
- * allocation: entries live in typed arrays indexed by slot; an open-addressing index (linear
- * probing, backward-shift deletion, load ≤ ½) maps a key hash to its slot. Keys are numbers:
- * the source address as four words (IPv4 mapped into IPv6), both ports in one word, and the TSA
- * (a small id) with the protocol in another.
+ * Layout, chosen for a million entries at well under 200 bytes each and for lookups that touch
+ * as little memory as possible (at this size every random access is a cache and TLB miss):
+ *
+ * - Keys are numbers: the source address as four words (IPv4 mapped into IPv6), both ports in
+ *   one word, and a scope byte (Target Set, primary/secondary address, protocol, IPv6 flag).
+ * - An open-addressing index (linear probing, backward-shift deletion, load ≤ ½) holds, per
+ *   entry, 16 bytes: the address word (IPv4) or a fold of the four words (IPv6), the ports, the
+ *   scope with the binding, and the slot. An IPv4 lookup is answered from the index alone; an
+ *   IPv6 one also checks the entry's record.
+ * - Each entry's record is 64 bytes, in one buffer read through three views: uint32 words 0–3
+ *   source address, 4 ports, 5 scope, 6 binding, 7 group, 8 generation; int32 word 9 bucket,
+ *   10–13 links (bucket next/prev, binding next/prev); float64 at words 14–15 last activity.
  *
  * Delete Age uses time buckets of one second: an entry sits in the bucket of its deadline
  * (last activity + age). `touch` only stores the time; when the bucket comes due the entry is
@@ -24,15 +31,28 @@ import type { IpWords } from './ip.ts';
 export const BUCKET_MS = 1000;
 const NONE = -1;
 const FREE = 0xffffffff;
-/** Record words: ip0 ip1 ip2 ip3 ports scope binding group. */
-const REC = 8;
-/** Link words: bucketNext bucketPrev bindingNext bindingPrev. */
-const LINK = 4;
+const REC = 16;
+const PORTS = 4;
+const SCOPE = 5;
+const BINDING = 6;
+const GROUP = 7;
+const GEN = 8;
+const BUCKET = 9;
+const BUCKET_NEXT = 10;
+const BUCKET_PREV = 11;
+const BINDING_NEXT = 12;
+const BINDING_PREV = 13;
+const REC_F64 = REC / 2;
+const LAST_ACTIVE = 7; // float64 index within a record: bytes 56–63
+/** Index entry words: key word, ports, meta (scope byte | binding << 8), slot + 1 (0 = empty). */
+const IDX = 4;
 const INITIAL_CAPACITY = 1024;
-const SLOT_BITS = 24;
-const SLOTS = 2 ** SLOT_BITS;
+const SLOTS = 2 ** 24;
 const GENERATIONS = 2 ** 29;
-export const MAX_TABLE_ENTRIES = SLOTS;
+export const MAX_TABLE_ENTRIES = SLOTS - 1;
+/** Scopes the caller passes are 7 bits; the table adds the IPv6 flag as the low bit. */
+export const MAX_SCOPE = 127;
+export const MAX_BINDINGS = 2 ** 24;
 
 export class ConnectionTable {
   readonly maxEntries: number;
@@ -44,13 +64,13 @@ export class ConnectionTable {
   #freeHead = NONE;
   #rec = new Uint32Array(0);
   #links = new Int32Array(0);
-  #lastActive = new Float64Array(0);
-  #bucketOf = new Float64Array(0);
-  #generation = new Uint32Array(0);
-  #index = new Int32Array(0);
+  #times = new Float64Array(0);
+  #index = new Uint32Array(0);
   #mask = 0;
-  #buckets = new Map<number, number>();
+  #buckets = new BucketHeads();
   #cursor = Number.NEGATIVE_INFINITY;
+  /** Buckets are stored relative to the first one, as int32 seconds (±68 years). */
+  #bucketBase: number | null = null;
   #bindingHead = new Int32Array(0);
   #bindingCount = new Uint32Array(0);
   #ageMs = new Float64Array(0);
@@ -71,32 +91,46 @@ export class ConnectionTable {
     return this.#size >= this.maxEntries;
   }
 
-  /** The slot of the entry with this key, or -1. */
-  find(ip: IpWords, ports: number, scope: number): number {
-    const w0 = ip[0] ?? 0;
-    const w1 = ip[1] ?? 0;
-    const w2 = ip[2] ?? 0;
-    const w3 = ip[3] ?? 0;
+  /** Index position of the entry with this key, or -1. */
+  #probe(ip: IpWords, ports: number, scope: number): number {
+    const v6 = isIpv4Mapped(ip) ? 0 : 1;
+    const key = v6 === 0 ? (ip[3] ?? 0) : foldAddress(ip);
+    const scopeByte = (scope << 1) | v6;
     const index = this.#index;
-    const rec = this.#rec;
     const mask = this.#mask;
-    let i = keyHash(w0, w1, w2, w3, ports, scope) & mask;
+    let i = home(key, ports, scopeByte) & mask;
     for (;;) {
-      const slot = index[i] ?? NONE;
-      if (slot === NONE) return NONE;
-      const o = slot * REC;
+      const at = i * IDX;
+      const slot1 = index[at + 3] ?? 0;
+      if (slot1 === 0) return NONE;
       if (
-        rec[o + 3] === w3 &&
-        rec[o + 4] === ports &&
-        rec[o + 5] === scope &&
-        rec[o + 2] === w2 &&
-        rec[o] === w0 &&
-        rec[o + 1] === w1
+        index[at] === key &&
+        index[at + 1] === ports &&
+        ((index[at + 2] ?? 0) & 0xff) === scopeByte &&
+        (v6 === 0 || this.#sameAddress(slot1 - 1, ip))
       ) {
-        return slot;
+        return i;
       }
       i = (i + 1) & mask;
     }
+  }
+
+  /** The slot of the entry with this key, or -1. */
+  find(ip: IpWords, ports: number, scope: number): number {
+    const i = this.#probe(ip, ports, scope);
+    return i < 0 ? NONE : (this.#index[i * IDX + 3] ?? 0) - 1;
+  }
+
+  /** The binding of the entry with this key, or -1: for IPv4, from the index alone. */
+  findBinding(ip: IpWords, ports: number, scope: number): number {
+    const i = this.#probe(ip, ports, scope);
+    return i < 0 ? NONE : (this.#index[i * IDX + 2] ?? 0) >>> 8;
+  }
+
+  #sameAddress(slot: number, ip: IpWords): boolean {
+    const o = slot * REC;
+    const rec = this.#rec;
+    return rec[o] === ip[0] && rec[o + 1] === ip[1] && rec[o + 2] === ip[2] && rec[o + 3] === ip[3];
   }
 
   /**
@@ -112,28 +146,31 @@ export class ConnectionTable {
     now: number,
   ): number {
     if (this.#size >= this.maxEntries) return NONE;
+    if (binding < 0 || binding >= MAX_BINDINGS) throw new RangeError(`binding ${binding}`);
     if (this.#freeHead === NONE && this.#used === this.#capacity) {
       this.#grow(Math.min(this.#capacity * 2, this.maxEntries));
     }
     let slot: number;
     if (this.#freeHead !== NONE) {
       slot = this.#freeHead;
-      this.#freeHead = this.#links[slot * LINK] ?? NONE;
+      this.#freeHead = this.#links[slot * REC + BUCKET_NEXT] ?? NONE;
     } else {
       slot = this.#used++;
     }
+    const v6 = isIpv4Mapped(ip) ? 0 : 1;
+    const scopeByte = (scope << 1) | v6;
     const o = slot * REC;
     const rec = this.#rec;
     rec[o] = ip[0] ?? 0;
     rec[o + 1] = ip[1] ?? 0;
     rec[o + 2] = ip[2] ?? 0;
     rec[o + 3] = ip[3] ?? 0;
-    rec[o + 4] = ports;
-    rec[o + 5] = scope;
-    rec[o + 6] = binding;
-    rec[o + 7] = group >>> 0;
-    this.#lastActive[slot] = now;
-    this.#indexAdd(slot);
+    rec[o + PORTS] = ports;
+    rec[o + SCOPE] = scopeByte;
+    rec[o + BINDING] = binding;
+    rec[o + GROUP] = group >>> 0;
+    this.#times[slot * REC_F64 + LAST_ACTIVE] = now;
+    this.#indexAdd(v6 === 0 ? (ip[3] ?? 0) : foldAddress(ip), ports, scopeByte, binding, slot);
     this.#bindingLink(slot, binding);
     this.#bucketLink(slot, this.#bucketFor(now + this.ageOf(binding)));
     this.#size++;
@@ -142,26 +179,27 @@ export class ConnectionTable {
 
   remove(slot: number): void {
     const o = slot * REC;
-    const binding = this.#rec[o + 6] ?? FREE;
+    const rec = this.#rec;
+    const binding = rec[o + BINDING] ?? FREE;
     if (binding === FREE) return;
     this.#indexRemove(slot);
     this.#bindingUnlink(slot, binding);
     this.#bucketUnlink(slot);
-    this.#rec[o + 6] = FREE;
-    this.#generation[slot] = ((this.#generation[slot] ?? 0) + 1) % GENERATIONS;
-    this.#links[slot * LINK] = this.#freeHead;
+    rec[o + BINDING] = FREE;
+    rec[o + GEN] = ((rec[o + GEN] ?? 0) + 1) % GENERATIONS;
+    this.#links[o + BUCKET_NEXT] = this.#freeHead;
     this.#freeHead = slot;
     this.#size--;
   }
 
   /** Records activity: the entry's idle time starts again from `now`. */
   touch(slot: number, now: number): void {
-    this.#lastActive[slot] = now;
+    this.#times[slot * REC_F64 + LAST_ACTIVE] = now;
   }
 
   /** A public id for the slot's current entry: it never names a later entry in the same slot. */
   idOf(slot: number): number {
-    return (this.#generation[slot] ?? 0) * SLOTS + slot;
+    return (this.#rec[slot * REC + GEN] ?? 0) * SLOTS + slot;
   }
 
   /** The slot an id names while its entry exists, else -1. */
@@ -169,20 +207,20 @@ export class ConnectionTable {
     if (!Number.isSafeInteger(id) || id < 0) return NONE;
     const slot = id % SLOTS;
     if (slot >= this.#used) return NONE;
-    if ((this.#rec[slot * REC + 6] ?? FREE) === FREE) return NONE;
-    return Math.floor(id / SLOTS) === this.#generation[slot] ? slot : NONE;
+    if ((this.#rec[slot * REC + BINDING] ?? FREE) === FREE) return NONE;
+    return Math.floor(id / SLOTS) === this.#rec[slot * REC + GEN] ? slot : NONE;
   }
 
   bindingOf(slot: number): number {
-    return this.#rec[slot * REC + 6] ?? FREE;
+    return this.#rec[slot * REC + BINDING] ?? FREE;
   }
 
   groupOf(slot: number): number {
-    return this.#rec[slot * REC + 7] ?? FREE;
+    return this.#rec[slot * REC + GROUP] ?? FREE;
   }
 
   lastActiveOf(slot: number): number {
-    return this.#lastActive[slot] ?? 0;
+    return this.#times[slot * REC_F64 + LAST_ACTIVE] ?? 0;
   }
 
   /** Open entries of a binding. */
@@ -205,7 +243,7 @@ export class ConnectionTable {
     if (ageMs >= before) return;
     this.forEachOf(binding, (slot) => {
       this.#bucketUnlink(slot);
-      this.#bucketLink(slot, this.#bucketFor((this.#lastActive[slot] ?? 0) + ageMs));
+      this.#bucketLink(slot, this.#bucketFor(this.lastActiveOf(slot) + ageMs));
     });
   }
 
@@ -213,7 +251,7 @@ export class ConnectionTable {
   forEachOf(binding: number, visit: (slot: number) => void): void {
     let slot = this.#bindingHead[binding] ?? NONE;
     while (slot !== NONE) {
-      const next = this.#links[slot * LINK + 2] ?? NONE;
+      const next = this.#links[slot * REC + BINDING_NEXT] ?? NONE;
       visit(slot);
       slot = next;
     }
@@ -233,18 +271,18 @@ export class ConnectionTable {
     if (gap <= 4 * this.#buckets.size + 64) {
       for (let b = this.#cursor; b <= nowBucket; b++) this.#expireBucket(b, now, onExpire);
     } else {
-      const due = [...this.#buckets.keys()].filter((b) => b <= nowBucket).sort((a, b) => a - b);
+      const due = this.#buckets.keysUpTo(nowBucket);
       for (const b of due) this.#expireBucket(b, now, onExpire);
     }
     this.#cursor = nowBucket;
   }
 
   #expireBucket(bucket: number, now: number, onExpire: (slot: number) => void): void {
-    let slot = this.#buckets.get(bucket) ?? NONE;
+    let slot = this.#buckets.get(bucket);
     while (slot !== NONE) {
-      const next = this.#links[slot * LINK] ?? NONE;
+      const next = this.#links[slot * REC + BUCKET_NEXT] ?? NONE;
       this.examined++;
-      const deadline = (this.#lastActive[slot] ?? 0) + this.ageOf(this.bindingOf(slot));
+      const deadline = this.lastActiveOf(slot) + this.ageOf(this.bindingOf(slot));
       if (deadline <= now) {
         onExpire(slot);
         this.remove(slot);
@@ -265,46 +303,45 @@ export class ConnectionTable {
 
   #bucketLink(slot: number, bucket: number): void {
     const links = this.#links;
-    const head = this.#buckets.get(bucket) ?? NONE;
-    links[slot * LINK] = head;
-    links[slot * LINK + 1] = NONE;
-    if (head !== NONE) links[head * LINK + 1] = slot;
+    const head = this.#buckets.get(bucket);
+    links[slot * REC + BUCKET_NEXT] = head;
+    links[slot * REC + BUCKET_PREV] = NONE;
+    if (head !== NONE) links[head * REC + BUCKET_PREV] = slot;
     this.#buckets.set(bucket, slot);
-    this.#bucketOf[slot] = bucket;
+    this.#bucketBase ??= bucket;
+    links[slot * REC + BUCKET] = bucket - this.#bucketBase;
   }
 
   #bucketUnlink(slot: number): void {
     const links = this.#links;
-    const next = links[slot * LINK] ?? NONE;
-    const prev = links[slot * LINK + 1] ?? NONE;
+    const next = links[slot * REC + BUCKET_NEXT] ?? NONE;
+    const prev = links[slot * REC + BUCKET_PREV] ?? NONE;
     if (prev !== NONE) {
-      links[prev * LINK] = next;
+      links[prev * REC + BUCKET_NEXT] = next;
     } else {
-      const bucket = this.#bucketOf[slot] ?? 0;
-      if (next !== NONE) this.#buckets.set(bucket, next);
-      else this.#buckets.delete(bucket);
+      this.#buckets.set((links[slot * REC + BUCKET] ?? 0) + (this.#bucketBase ?? 0), next);
     }
-    if (next !== NONE) links[next * LINK + 1] = prev;
+    if (next !== NONE) links[next * REC + BUCKET_PREV] = prev;
   }
 
   #bindingLink(slot: number, binding: number): void {
     this.#ensureBinding(binding);
     const links = this.#links;
     const head = this.#bindingHead[binding] ?? NONE;
-    links[slot * LINK + 2] = head;
-    links[slot * LINK + 3] = NONE;
-    if (head !== NONE) links[head * LINK + 3] = slot;
+    links[slot * REC + BINDING_NEXT] = head;
+    links[slot * REC + BINDING_PREV] = NONE;
+    if (head !== NONE) links[head * REC + BINDING_PREV] = slot;
     this.#bindingHead[binding] = slot;
     this.#bindingCount[binding] = (this.#bindingCount[binding] ?? 0) + 1;
   }
 
   #bindingUnlink(slot: number, binding: number): void {
     const links = this.#links;
-    const next = links[slot * LINK + 2] ?? NONE;
-    const prev = links[slot * LINK + 3] ?? NONE;
-    if (prev !== NONE) links[prev * LINK + 2] = next;
+    const next = links[slot * REC + BINDING_NEXT] ?? NONE;
+    const prev = links[slot * REC + BINDING_PREV] ?? NONE;
+    if (prev !== NONE) links[prev * REC + BINDING_NEXT] = next;
     else this.#bindingHead[binding] = next;
-    if (next !== NONE) links[next * LINK + 3] = prev;
+    if (next !== NONE) links[next * REC + BINDING_PREV] = prev;
     this.#bindingCount[binding] = (this.#bindingCount[binding] ?? 1) - 1;
   }
 
@@ -322,93 +359,131 @@ export class ConnectionTable {
     this.#ageMs = age;
   }
 
-  #home(slot: number): number {
-    const o = slot * REC;
-    const rec = this.#rec;
-    return (
-      keyHash(
-        rec[o] ?? 0,
-        rec[o + 1] ?? 0,
-        rec[o + 2] ?? 0,
-        rec[o + 3] ?? 0,
-        rec[o + 4] ?? 0,
-        rec[o + 5] ?? 0,
-      ) & this.#mask
-    );
-  }
-
-  #indexAdd(slot: number): void {
+  #indexAdd(key: number, ports: number, scopeByte: number, binding: number, slot: number): void {
     const index = this.#index;
     const mask = this.#mask;
-    let i = this.#home(slot);
-    while ((index[i] ?? NONE) !== NONE) i = (i + 1) & mask;
-    index[i] = slot;
+    let i = home(key, ports, scopeByte) & mask;
+    while ((index[i * IDX + 3] ?? 0) !== 0) i = (i + 1) & mask;
+    const at = i * IDX;
+    index[at] = key;
+    index[at + 1] = ports;
+    index[at + 2] = (scopeByte | (binding << 8)) >>> 0;
+    index[at + 3] = slot + 1;
   }
 
   /** Backward-shift deletion: no tombstones, so probe lengths never degrade. */
   #indexRemove(slot: number): void {
     const index = this.#index;
     const mask = this.#mask;
-    let i = this.#home(slot);
-    while (index[i] !== slot) i = (i + 1) & mask;
+    const o = slot * REC;
+    const rec = this.#rec;
+    const scopeByte = rec[o + SCOPE] ?? 0;
+    const key = (scopeByte & 1) === 0 ? (rec[o + 3] ?? 0) : foldAddress(rec.subarray(o, o + 4));
+    let i = home(key, rec[o + PORTS] ?? 0, scopeByte) & mask;
+    while (index[i * IDX + 3] !== slot + 1) i = (i + 1) & mask;
     let j = i;
     for (;;) {
       j = (j + 1) & mask;
-      const other = index[j] ?? NONE;
-      if (other === NONE) break;
-      const k = this.#home(other);
-      // Move `other` back into the hole at i unless its home lies cyclically in (i, j].
+      const at = j * IDX;
+      if ((index[at + 3] ?? 0) === 0) break;
+      const k = home(index[at] ?? 0, index[at + 1] ?? 0, (index[at + 2] ?? 0) & 0xff) & mask;
+      // Move the entry at j back into the hole at i unless its home lies cyclically in (i, j].
       const homeBetween = i <= j ? k > i && k <= j : k > i || k <= j;
       if (!homeBetween) {
-        index[i] = other;
+        const to = i * IDX;
+        index[to] = index[at] ?? 0;
+        index[to + 1] = index[at + 1] ?? 0;
+        index[to + 2] = index[at + 2] ?? 0;
+        index[to + 3] = index[at + 3] ?? 0;
         i = j;
       }
     }
-    index[i] = NONE;
+    index.fill(0, i * IDX, i * IDX + IDX);
   }
 
   #grow(capacity: number): void {
-    const rec = new Uint32Array(capacity * REC);
+    const buffer = new ArrayBuffer(capacity * REC * 4);
+    const rec = new Uint32Array(buffer);
     rec.set(this.#rec);
-    rec.fill(FREE, this.#capacity * REC);
-    const links = new Int32Array(capacity * LINK);
-    links.set(this.#links);
-    const lastActive = new Float64Array(capacity);
-    lastActive.set(this.#lastActive);
-    const bucketOf = new Float64Array(capacity);
-    bucketOf.set(this.#bucketOf);
-    const generation = new Uint32Array(capacity);
-    generation.set(this.#generation);
+    for (let slot = this.#capacity; slot < capacity; slot++) rec[slot * REC + BINDING] = FREE;
     this.#rec = rec;
-    this.#links = links;
-    this.#lastActive = lastActive;
-    this.#bucketOf = bucketOf;
-    this.#generation = generation;
+    this.#links = new Int32Array(buffer);
+    this.#times = new Float64Array(buffer);
     this.#capacity = capacity;
     const indexSize = 2 ** Math.ceil(Math.log2(capacity * 2));
-    if (indexSize !== this.#index.length) {
-      this.#index = new Int32Array(indexSize).fill(NONE);
-      this.#mask = indexSize - 1;
-      for (let slot = 0; slot < this.#used; slot++) {
-        if ((rec[slot * REC + 6] ?? FREE) !== FREE) this.#indexAdd(slot);
-      }
+    if (indexSize * IDX === this.#index.length) return;
+    const old = this.#index;
+    const index = new Uint32Array(indexSize * IDX);
+    const mask = indexSize - 1;
+    for (let at = 0; at < old.length; at += IDX) {
+      if ((old[at + 3] ?? 0) === 0) continue;
+      let i = home(old[at] ?? 0, old[at + 1] ?? 0, (old[at + 2] ?? 0) & 0xff) & mask;
+      while ((index[i * IDX + 3] ?? 0) !== 0) i = (i + 1) & mask;
+      const to = i * IDX;
+      index[to] = old[at] ?? 0;
+      index[to + 1] = old[at + 1] ?? 0;
+      index[to + 2] = old[at + 2] ?? 0;
+      index[to + 3] = old[at + 3] ?? 0;
     }
+    this.#index = index;
+    this.#mask = mask;
   }
 }
 
-function keyHash(
-  w0: number,
-  w1: number,
-  w2: number,
-  w3: number,
-  ports: number,
-  scope: number,
-): number {
-  let h = mix32(0x2c1b3c6d, w3);
-  h = mix32(h, ports);
-  h = mix32(h, scope);
-  h = mix32(h, w2);
-  h = mix32(h, w1);
-  h = mix32(h, w0);
+/** Where a key's probe starts (before masking): a few multiply–xorshift rounds. */
+function home(key: number, ports: number, scopeByte: number): number {
+  let h = Math.imul(key ^ 0x2c1b3c6d, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 15) ^ ports, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13) ^ scopeByte, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** An IPv6 address folded into one word for the index (the record keeps all four). */
+function foldAddress(ip: ArrayLike<number>): number {
+  let h = Math.imul((ip[0] ?? 0) ^ 0x5bd1e995, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 15) ^ (ip[1] ?? 0), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13) ^ (ip[2] ?? 0), 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16) ^ (ip[3] ?? 0), 0x9e3779b1);
   return fmix32(h);
+}
+
+/**
+ * Heads of the bucket lists, by bucket number. A Map, with the bucket last written kept aside:
+ * new entries all go to the bucket of now + Delete Age, so most writes skip the Map.
+ */
+class BucketHeads {
+  #map = new Map<number, number>();
+  #hot = Number.NaN;
+  #hotHead = NONE;
+
+  get(bucket: number): number {
+    return bucket === this.#hot ? this.#hotHead : (this.#map.get(bucket) ?? NONE);
+  }
+
+  /** Sets the head of a bucket's list; NONE empties it. */
+  set(bucket: number, head: number): void {
+    if (bucket !== this.#hot) {
+      this.#flush();
+      this.#hot = bucket;
+    }
+    this.#hotHead = head;
+  }
+
+  get size(): number {
+    this.#flush();
+    return this.#map.size;
+  }
+
+  /** Non-empty buckets up to `last`, in order. */
+  keysUpTo(last: number): number[] {
+    this.#flush();
+    return [...this.#map.keys()].filter((b) => b <= last).sort((a, b) => a - b);
+  }
+
+  #flush(): void {
+    if (Number.isNaN(this.#hot)) return;
+    if (this.#hotHead === NONE) this.#map.delete(this.#hot);
+    else this.#map.set(this.#hot, this.#hotHead);
+    this.#hot = Number.NaN;
+  }
 }

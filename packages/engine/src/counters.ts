@@ -57,6 +57,14 @@ export class Counters {
     counts[i] = (counts[i] ?? 0) + 1;
   }
 
+  /** A binding id given to a new binding starts from zero. */
+  reset(binding: number): void {
+    this.#ensure(binding);
+    this.#opened[binding] = 0;
+    this.#expired[binding] = 0;
+    this.#evicted[binding] = 0;
+  }
+
   ofBinding(binding: number): { opened: number; expired: number; evicted: number } {
     return {
       opened: this.#opened[binding] ?? 0,
@@ -68,7 +76,9 @@ export class Counters {
   /** Refusals of a Target Set, or with null those that name none (unknown TSA, bad source). */
   refusals(targetSet: number | null): RefusalCounts {
     const counts = this.#refused.get(targetSet ?? 0);
-    return Object.fromEntries(REFUSAL_REASONS.map((r, i) => [r, counts?.[i] ?? 0])) as RefusalCounts;
+    return Object.fromEntries(
+      REFUSAL_REASONS.map((r, i) => [r, counts?.[i] ?? 0]),
+    ) as RefusalCounts;
   }
 
   #ensure(binding: number): void {

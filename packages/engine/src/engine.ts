@@ -64,12 +64,14 @@ export type OpenResult =
     }
   | { readonly ok: false; readonly reason: RefusalReason; readonly targetSet: number | null };
 
-export interface Connection {
-  readonly id: ConnectionId;
+/** Where an open connection goes. */
+export interface Route {
   readonly targetSet: number;
   readonly tsa: string;
+  /** The server (its primary address, as listed). */
   readonly server: string;
-  readonly lastActive: Millis;
+  /** Where to connect: the server's secondary address for the secondary TSA. */
+  readonly address: string;
 }
 
 export interface ClosedConnection {
@@ -237,6 +239,17 @@ class TargetSet {
   maglev: MaglevTable | null = null;
   maglevVersion = -1;
   maglevSignature = '';
+  /** Positions whose state allows new connections (weight > 0), then the stressed ones. */
+  readonly eligible: Int32Array;
+  eligibleCount = 0;
+  readonly lastResort: Int32Array;
+  lastResortCount = 0;
+  #stateVersion = -1;
+  /** L = base + perConnection · r, from the latest reports (recomputed when one arrives). */
+  readonly base: Float64Array;
+  readonly perConnection: Float64Array;
+  readonly serverIndex: Int32Array;
+  #loadVersion = -1;
 
   constructor(ts: DerivedTargetSet, members: Member[]) {
     this.number = ts.number;
@@ -260,6 +273,44 @@ class TargetSet {
     this.routes = new InitiatorRoutes(
       members.map((m) => ({ server: m.server.address, range: m.range })),
     );
+    this.eligible = new Int32Array(members.length);
+    this.lastResort = new Int32Array(members.length);
+    this.base = new Float64Array(members.length);
+    this.perConnection = new Float64Array(members.length);
+    this.serverIndex = Int32Array.from(members, (m) => m.server.index);
+  }
+
+  /** Brings the candidate lists and load coefficients up to date with the servers. */
+  refresh(stateVersion: number, loadVersion: number): void {
+    const members = this.members;
+    if (stateVersion !== this.#stateVersion) {
+      this.#stateVersion = stateVersion;
+      let n = 0;
+      let k = 0;
+      for (let j = 0; j < members.length; j++) {
+        const m = members[j];
+        if (m === undefined || m.weight === 0) continue;
+        const allows = OWN_NEW_BY_CODE[m.server.code];
+        if (allows === OWN_NEW_ALLOW) this.eligible[n++] = j;
+        else if (allows === OWN_NEW_LAST_RESORT) this.lastResort[k++] = j;
+      }
+      this.eligibleCount = n;
+      this.lastResortCount = k;
+    }
+    if (loadVersion !== this.#loadVersion) {
+      this.#loadVersion = loadVersion;
+      for (let j = 0; j < members.length; j++) {
+        const m = members[j];
+        if (m === undefined || m.weight === 0) continue;
+        const s = m.server;
+        const scale = this.highestWeight / m.weight;
+        const perMps = s.reported && s.mpsCapacity > 0 ? (this.fm * scale) / s.mpsCapacity : 0;
+        const perConnection =
+          s.reported && s.connectionCapacity > 0 ? (this.fc * scale) / s.connectionCapacity : 0;
+        this.base[j] = perMps * s.mps + perConnection * s.connections;
+        this.perConnection[j] = perConnection;
+      }
+    }
   }
 
   load(position: number, recent: number): number | null {
@@ -281,18 +332,22 @@ class TargetSet {
 
 interface Tsa {
   readonly address: string;
-  readonly id: number;
+  /** Key bits of the connection table: Target Set, primary/secondary (protocol added per key). */
+  readonly scope: number;
   readonly ts: TargetSet;
   readonly secondary: boolean;
   /** Binding id per member of `ts`. */
   readonly bindings: Int32Array;
 }
 
+/** A Target Set address × one of its servers: what a connection table entry points to. */
 interface Binding {
-  readonly id: number;
+  readonly key: string;
   readonly targetSet: number;
   readonly tsa: string;
   readonly server: Server;
+  /** Refreshed by each apply (the secondary address may change). */
+  route: Route;
 }
 
 const NO_GROUP_WORD = 0xffffffff;
@@ -313,10 +368,9 @@ export class Engine {
   #serverList: Server[] = [];
   #targetSets: TargetSet[] = [];
   #tsas = new Map<string, Tsa>();
-  #tsaIds = new Map<string, number>();
-  #tsaAddresses: string[] = [];
   #bindingIds = new Map<string, number>();
-  #bindings: Binding[] = [];
+  #bindings: (Binding | undefined)[] = [];
+  #freeBindings: number[] = [];
   #liveBindings = new Set<number>();
   #groups = new PeerNodeGroups([]);
   #groupIds = new Map<string, number>();
@@ -324,8 +378,10 @@ export class Engine {
   #forwardedPorts = new Set<number>();
   #allocators = new Map<string, PortAllocator>();
   #maglevCache = new Map<string, MaglevTable>();
-  /** Bumped whenever a server enters or leaves the hash tables. */
-  #tableVersion = 0;
+  /** Bumped whenever a server's state changes (candidates and hash tables follow it). */
+  #stateVersion = 0;
+  /** Bumped whenever a server's load report changes. */
+  #loadVersion = 0;
   #serverRate = new RateWindow(16);
   #targetSetRate = new RateWindow(33);
   #ip = newIpWords();
@@ -362,6 +418,7 @@ export class Engine {
     const targetSets: TargetSet[] = [];
     const tsas = new Map<string, Tsa>();
     const live = new Set<number>();
+    const boundNow = new Set<number>();
     const used = new Set<Server>();
     const ageOf = new Map<number, number>();
     for (const spec of config.targetSets) {
@@ -376,7 +433,8 @@ export class Engine {
           server,
           weight: row.weight,
           secondaryAddress: row.secondaryAddress,
-          range: row.initiatorPortRange ?? (row.appServer ? (rangeOf.get(row.appServer) ?? null) : null),
+          range:
+            row.initiatorPortRange ?? (row.appServer ? (rangeOf.get(row.appServer) ?? null) : null),
           seed: hashString(row.address, 0x7e11ed),
         };
       });
@@ -384,15 +442,21 @@ export class Engine {
       targetSets.push(ts);
       for (const { role, secondary } of addresses) {
         const bindings = Int32Array.from(members, (m) =>
-          this.#binding(ts.number, role.address, m.server),
+          this.#binding(
+            ts.number,
+            role.address,
+            m.server,
+            secondary ? (m.secondaryAddress ?? m.server.address) : m.server.address,
+          ),
         );
         tsas.set(role.address, {
           address: role.address,
-          id: this.#tsaId(role.address),
+          scope: ((ts.number - 1) << 2) | (secondary ? 2 : 0),
           ts,
           secondary,
           bindings,
         });
+        for (const b of bindings) boundNow.add(b);
         if (ts.disabled) continue;
         for (const b of bindings) {
           live.add(b);
@@ -406,6 +470,9 @@ export class Engine {
     const closed: ClosedConnection[] = [];
     for (const b of this.#liveBindings) {
       if (!live.has(b)) this.#closeBinding(b, 'config-removed', closed);
+    }
+    for (let b = 0; b < this.#bindings.length; b++) {
+      if (!live.has(b) && this.#table.countOf(b) === 0 && !boundNow.has(b)) this.#dropBinding(b);
     }
     for (const [b, age] of ageOf) this.#table.setAge(b, age);
 
@@ -475,6 +542,7 @@ export class Engine {
     s.connections = report.connections;
     s.connectionCapacity = report.connectionCapacity;
     s.lastHeard = now;
+    this.#loadVersion++;
     this.#setState(s, STATE_CODE[report.state ?? 'normal'], now, []);
   }
 
@@ -510,9 +578,10 @@ export class Engine {
     if (before === code) return;
     s.code = code;
     s.since = now;
-    if (IN_TABLE_BY_CODE[before] !== IN_TABLE_BY_CODE[code]) this.#tableVersion++;
+    this.#stateVersion++;
     if (code === STATE_CODE.offline || code === STATE_CODE.initializing) {
-      const reason: CloseReason = code === STATE_CODE.offline ? 'server-offline' : 'server-initializing';
+      const reason: CloseReason =
+        code === STATE_CODE.offline ? 'server-offline' : 'server-initializing';
       for (const b of s.bindings) this.#closeBinding(b, reason, closed);
       s.reported = false;
     }
@@ -537,7 +606,7 @@ export class Engine {
       return this.#refuse(ts.number, 'port-not-forwarded');
     }
     const ports = sourcePort * 65536 + request.port;
-    const scope = tsa.id * 2 + (sctp ? 1 : 0);
+    const scope = tsa.scope | (sctp ? 1 : 0);
     const table = this.#table;
     const found = table.find(ip, ports, scope);
     if (found >= 0) {
@@ -555,10 +624,15 @@ export class Engine {
     this.#targetSetRate.advance(now);
     const avoid = request.avoid ? avoidMask(ts, request.avoid) : 0;
     const localGroup = this.#groups.size > 0 ? this.#groups.groupOf(request.sourceIp) : NO_GROUP;
-    const group = localGroup === NO_GROUP ? NO_GROUP : (this.#groupIdOfLocal[localGroup] ?? NO_GROUP);
+    const group =
+      localGroup === NO_GROUP ? NO_GROUP : (this.#groupIdOfLocal[localGroup] ?? NO_GROUP);
     const position =
       ts.algorithm === 'hash'
-        ? this.#chooseByHash(ts, hashSource(ip[0] ?? 0, ip[1] ?? 0, ip[2] ?? 0, ip[3] ?? 0, sourcePort), avoid)
+        ? this.#chooseByHash(
+            ts,
+            hashSource(ip[0] ?? 0, ip[1] ?? 0, ip[2] ?? 0, ip[3] ?? 0, sourcePort),
+            avoid,
+          )
         : this.#chooseByLeastLoad(ts, group, avoid);
     const member = ts.members[position];
     if (member === undefined) return this.#refuse(ts.number, 'no-server');
@@ -572,19 +646,22 @@ export class Engine {
     return this.#accepted(slot, tsa, member, false);
   }
 
-  /** The open connection with this key, if any. */
-  lookup(key: ConnectionKey): Connection | null {
+  /**
+   * Where an open connection goes: its Target Set and server, or null when the key is not in
+   * the table. Read-only (it does not count as activity); an IPv4 key is answered from the
+   * table's index alone.
+   */
+  lookup(key: ConnectionKey): Route | null {
     const ip = this.#ip;
     const tsa = this.#tsas.get(key.tsa);
-    if (!tsa || !parseIp(key.sourceIp, ip) || !isPort(key.sourcePort) || !isPort(key.port)) {
-      return null;
-    }
-    const slot = this.#table.find(
+    if (tsa === undefined || !parseIp(key.sourceIp, ip)) return null;
+    const binding = this.#table.findBinding(
       ip,
       key.sourcePort * 65536 + key.port,
-      tsa.id * 2 + (key.protocol === 'sctp' ? 1 : 0),
+      tsa.scope | (key.protocol === 'sctp' ? 1 : 0),
     );
-    return slot < 0 ? null : this.#connection(slot);
+    const b = binding < 0 ? undefined : this.#bindings[binding];
+    return b === undefined ? null : b.route;
   }
 
   /** Activity on a connection: its idle time starts again. False when it is not open. */
@@ -614,8 +691,10 @@ export class Engine {
       const timeout = options.connectTimeoutS * 1000;
       for (const s of this.#serverList) {
         if (!s.inUse || s.code === STATE_CODE.offline) continue;
-        const silent = options.monitorProtocol === 'heartbeat' || s.code === STATE_CODE.initializing;
-        if (silent && now - s.lastHeard >= timeout) this.#setState(s, STATE_CODE.offline, now, closed);
+        const silent =
+          options.monitorProtocol === 'heartbeat' || s.code === STATE_CODE.initializing;
+        if (silent && now - s.lastHeard >= timeout)
+          this.#setState(s, STATE_CODE.offline, now, closed);
       }
     }
     this.#table.expire(now, (slot) => {
@@ -632,7 +711,9 @@ export class Engine {
       id: this.#table.idOf(slot),
       targetSet: tsa.ts.number,
       server: member.server.address,
-      address: tsa.secondary ? (member.secondaryAddress ?? member.server.address) : member.server.address,
+      address: tsa.secondary
+        ? (member.secondaryAddress ?? member.server.address)
+        : member.server.address,
       existing,
     };
   }
@@ -640,18 +721,6 @@ export class Engine {
   #refuse(targetSet: number | null, reason: RefusalReason): OpenResult {
     this.#counters.refused(targetSet, reason);
     return { ok: false, reason, targetSet };
-  }
-
-  #connection(slot: number): Connection | null {
-    const b = this.#bindings[this.#table.bindingOf(slot)];
-    if (!b) return null;
-    return {
-      id: this.#table.idOf(slot),
-      targetSet: b.targetSet,
-      tsa: b.tsa,
-      server: b.server.address,
-      lastActive: this.#table.lastActiveOf(slot),
-    };
   }
 
   #closedInfo(slot: number, reason: CloseReason): ClosedConnection {
@@ -721,7 +790,7 @@ export class Engine {
 
   /** The Target Set's Maglev table over the servers in the hash table now (weight > 0). */
   #maglevOf(ts: TargetSet): MaglevTable {
-    if (ts.maglev !== null && ts.maglevVersion === this.#tableVersion) return ts.maglev;
+    if (ts.maglev !== null && ts.maglevVersion === this.#stateVersion) return ts.maglev;
     const servers = ts.members.map((m) => ({
       id: m.server.address,
       weight: IN_TABLE_BY_CODE[m.server.code] === 1 ? m.weight : 0,
@@ -736,7 +805,7 @@ export class Engine {
       ts.maglev = table;
       ts.maglevSignature = signature;
     }
-    ts.maglevVersion = this.#tableVersion;
+    ts.maglevVersion = this.#stateVersion;
     return ts.maglev;
   }
 
@@ -747,26 +816,24 @@ export class Engine {
    * connections per second the choice is weighted round-robin.
    */
   #chooseByLeastLoad(ts: TargetSet, group: number, avoid: number): number {
-    const members = ts.members;
+    ts.refresh(this.#stateVersion, this.#loadVersion);
+    let list = ts.eligible;
+    let listLength = ts.eligibleCount;
+    if (listLength === 0 || (avoid !== 0 && allAvoided(list, listLength, avoid))) {
+      list = ts.lastResort;
+      listLength = ts.lastResortCount;
+    }
     const candidates = ts.candidates;
     let n = 0;
-    for (let j = 0; j < members.length; j++) {
-      const m = members[j];
-      if (m === undefined || m.weight === 0 || (avoid & (1 << j)) !== 0) continue;
-      if (OWN_NEW_BY_CODE[m.server.code] === OWN_NEW_ALLOW) candidates[n++] = j;
-    }
-    if (n === 0) {
-      for (let j = 0; j < members.length; j++) {
-        const m = members[j];
-        if (m === undefined || m.weight === 0 || (avoid & (1 << j)) !== 0) continue;
-        if (OWN_NEW_BY_CODE[m.server.code] === OWN_NEW_LAST_RESORT) candidates[n++] = j;
-      }
+    for (let i = 0; i < listLength; i++) {
+      const j = list[i] ?? 0;
+      if ((avoid & (1 << j)) === 0) candidates[n++] = j;
     }
     if (n === 0) return -1;
     if (ts.peerNodeThreshold >= 1 && group !== NO_GROUP && n > 1) {
       const counts = ts.counts;
       for (let i = 0; i < n; i++) {
-        counts[i] = members[candidates[i] ?? 0]?.server.groupCount(group) ?? 0;
+        counts[i] = ts.members[candidates[i] ?? 0]?.server.groupCount(group) ?? 0;
       }
       n = filterByPeerNodeGroup(candidates, n, counts, ts.peerNodeThreshold);
     }
@@ -775,23 +842,13 @@ export class Engine {
       return smoothWeightedPick(candidates, n, ts.weights, ts.current);
     }
     const loads = ts.loads;
-    const rate = this.#serverRate;
-    const { fm, fc, highestWeight } = ts;
+    const base = ts.base;
+    const perConnection = ts.perConnection;
+    const serverIndex = ts.serverIndex;
+    const recent = this.#serverRate;
     for (let i = 0; i < n; i++) {
       const j = candidates[i] ?? 0;
-      const m = members[j];
-      if (m === undefined) continue;
-      const s = m.server;
-      loads[j] = loadOf(
-        fm,
-        fc,
-        s.mps,
-        s.mpsCapacity,
-        s.connections + rate.count(s.index),
-        s.connectionCapacity,
-        m.weight,
-        highestWeight,
-      );
+      loads[j] = (base[j] ?? 0) + (perConnection[j] ?? 0) * recent.count(serverIndex[j] ?? 0);
     }
     return chooseLeastLoaded(candidates, n, loads, ts.weights, ts.allowedDeviation, ts.current);
   }
@@ -909,25 +966,29 @@ export class Engine {
     return s;
   }
 
-  #tsaId(address: string): number {
-    let id = this.#tsaIds.get(address);
+  #binding(targetSet: number, tsa: string, server: Server, address: string): number {
+    const key = `${targetSet}|${tsa}|${server.address}`;
+    const route: Route = { targetSet, tsa, server: server.address, address };
+    let id = this.#bindingIds.get(key);
     if (id === undefined) {
-      id = this.#tsaAddresses.length;
-      this.#tsaIds.set(address, id);
-      this.#tsaAddresses.push(address);
+      id = this.#freeBindings.pop() ?? this.#bindings.length;
+      this.#bindingIds.set(key, id);
+      this.#bindings[id] = { key, targetSet, tsa, server, route };
+      this.#counters.reset(id);
+    } else {
+      const b = this.#bindings[id];
+      if (b) b.route = route;
     }
     return id;
   }
 
-  #binding(targetSet: number, tsa: string, server: Server): number {
-    const key = `${targetSet}|${tsa}|${server.address}`;
-    let id = this.#bindingIds.get(key);
-    if (id === undefined) {
-      id = this.#bindings.length;
-      this.#bindingIds.set(key, id);
-      this.#bindings.push({ id, targetSet, tsa, server });
-    }
-    return id;
+  /** A binding no configuration uses any more (its connections are closed): its id is reused. */
+  #dropBinding(id: number): void {
+    const b = this.#bindings[id];
+    if (!b) return;
+    this.#bindingIds.delete(b.key);
+    this.#bindings[id] = undefined;
+    this.#freeBindings.push(id);
   }
 
   #groupId(name: string): number {
@@ -942,6 +1003,12 @@ export class Engine {
 
 function isPort(value: number): boolean {
   return Number.isInteger(value) && value >= 0 && value <= 65535;
+}
+
+/** Whether every position in the list is avoided. */
+function allAvoided(list: Int32Array, length: number, avoid: number): boolean {
+  for (let i = 0; i < length; i++) if ((avoid & (1 << (list[i] ?? 0))) === 0) return false;
+  return true;
 }
 
 function avoidMask(ts: TargetSet, avoid: readonly string[]): number {
