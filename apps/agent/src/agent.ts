@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Engine, Ownership, inStasis, type EngineStatus, type TsaRoles } from '@ipfe/engine';
 import {
   MATE_OF,
+  type AgentStatus,
   type ConfigDocument,
   type DerivedTargetSet,
   type FieldError,
@@ -408,7 +409,7 @@ export class Agent {
     );
   }
 
-  status() {
+  status(): AgentStatus {
     const now = monotonic();
     const document = this.#document;
     const engineStatus: EngineStatus | null = this.#engine?.status(now) ?? null;

@@ -48,9 +48,9 @@ describe('SIGTERM', () => {
       body: JSON.stringify(document),
     });
     expect(pushed.status).toBe(200);
-    const open = await waitFor('a connection through the TSA', () =>
+    const open = (await waitFor('a connection through the TSA', () =>
       hold(a.tsa, a.client(1)).catch(() => null),
-    );
+    ))!;
     child.kill('SIGTERM');
     await waitFor('new connections refused', () =>
       ask(a.tsa).then(

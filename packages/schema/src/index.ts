@@ -12,3 +12,4 @@ export * from './document.ts';
 export * from './issues.ts';
 export * from './zod-issues.ts';
 export * from './heartbeat.ts';
+export * from './agent-status.ts';

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { IPFE_SLOTS } from './limits.ts';
+
+/** What an agent's GET /v1/status answers (SPEC §4.6): the contract between agent, API and GUI. */
+export const agentAlarmSchema = z.object({
+  code: z.int(),
+  name: z.string(),
+  severity: z.enum(['critical', 'major', 'minor']),
+  targetSet: z.int().nullable(),
+  server: z.string().nullable(),
+  text: z.string(),
+  raisedAt: z.string(),
+  clearedAt: z.string().nullable(),
+});
+
+export const agentServerStatusSchema = z.object({
+  address: z.string(),
+  state: z.string(),
+  since: z.string().nullable(),
+  weight: z.number(),
+  /** L(m,c) on Least Load's 0–100 scale, from the latest heartbeat; null when unknown. */
+  load: z.number().nullable(),
+  newPerSecond: z.number(),
+  active: z.number(),
+});
+
+export const agentStatusSchema = z.object({
+  slot: z.enum(IPFE_SLOTS),
+  boot: z.string(),
+  revision: z.int().nullable(),
+  sha256: z.string().nullable(),
+  appliedAt: z.string().nullable(),
+  dataplane: z.string(),
+  mate: z.object({
+    slot: z.enum(IPFE_SLOTS),
+    alive: z.boolean(),
+    lastHeardAt: z.string().nullable(),
+  }),
+  owned: z.array(
+    z.object({ tsa: z.string(), targetSet: z.int(), role: z.enum(['active', 'standby']) }),
+  ),
+  listening: z.array(z.string()),
+  connections: z.number(),
+  targetSets: z.array(
+    z.object({
+      number: z.int(),
+      disabled: z.boolean(),
+      algorithm: z.enum(['hash', 'leastLoad']),
+      activeBindings: z.object({ available: z.int(), total: z.int() }),
+      notForwarded: z.array(z.string()),
+      servers: z.array(agentServerStatusSchema),
+    }),
+  ),
+  monitoring: z.array(z.object({ server: z.string(), up: z.boolean() })),
+  alarms: z.array(agentAlarmSchema),
+  alarmHistory: z.array(agentAlarmSchema),
+  counters: z.object({
+    configApplies: z.number(),
+    configRejects: z.number(),
+    failovers: z.number(),
+    heartbeats: z.number(),
+    malformedHeartbeats: z.number(),
+  }),
+});
+
+export type AgentStatus = z.output<typeof agentStatusSchema>;
+export type AgentAlarm = z.output<typeof agentAlarmSchema>;
