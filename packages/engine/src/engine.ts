@@ -547,8 +547,9 @@ export class Engine {
   }
 
   /**
-   * The monitoring connection to a server is up (the server is "added"). With heartbeats an
-   * offline server is initializing until its first heartbeat; with tcpConnectOnly it is normal.
+   * The monitoring connection to a server is up (the server is "added"). With heartbeats the
+   * server is initializing until its first heartbeat: a server that connects again may have
+   * restarted, so its connections are closed (SPEC §3.1). With tcpConnectOnly it is normal.
    */
   serverConnected(server: string, now: Millis): ClosedConnection[] {
     const s = this.#servers.get(server);
@@ -556,11 +557,8 @@ export class Engine {
     const closed: ClosedConnection[] = [];
     if (!s?.inUse || protocol === 'disabled') return closed;
     s.lastHeard = now;
-    if (protocol === 'tcpConnectOnly') {
-      this.#setState(s, STATE_CODE.normal, now, closed);
-    } else if (s.code === STATE_CODE.offline) {
-      this.#setState(s, STATE_CODE.initializing, now, closed);
-    }
+    const state = protocol === 'tcpConnectOnly' ? STATE_CODE.normal : STATE_CODE.initializing;
+    this.#setState(s, state, now, closed);
     return closed;
   }
 
@@ -662,6 +660,22 @@ export class Engine {
     );
     const b = binding < 0 ? undefined : this.#bindings[binding];
     return b === undefined ? null : b.route;
+  }
+
+  /**
+   * The server the Target Set's Maglev table designates for a source (SPEC §3.2), before load
+   * states are considered: null for an unknown TSA, a Least Load Target Set or an empty table.
+   * Changes nothing; for previews and tests.
+   */
+  hashTarget(tsa: string, sourceIp: string, sourcePort: number): string | null {
+    const t = this.#tsas.get(tsa);
+    const ip = this.#ip;
+    if (!t || t.ts.algorithm !== 'hash' || !parseIp(sourceIp, ip) || !isPort(sourcePort)) {
+      return null;
+    }
+    const table = this.#maglevOf(t.ts);
+    const key = hashSource(ip[0] ?? 0, ip[1] ?? 0, ip[2] ?? 0, ip[3] ?? 0, sourcePort);
+    return t.ts.members[table.entries[key % table.size] ?? NO_SERVER]?.server.address ?? null;
   }
 
   /** Activity on a connection: its idle time starts again. False when it is not open. */

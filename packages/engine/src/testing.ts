@@ -84,3 +84,16 @@ export function configDocument(spec: DocumentSpec): ConfigDocument {
 export function serverAddresses(n: number): string[] {
   return Array.from({ length: n }, (_, i) => `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`);
 }
+
+/** A source (address, port) whose Maglev entry on `tsa` is `server`, or null. */
+export function sourceMappedTo(
+  hashTarget: (tsa: string, sourceIp: string, sourcePort: number) => string | null,
+  tsa: string,
+  server: string,
+  sourceIp = '172.16.0.1',
+): { sourceIp: string; sourcePort: number } | null {
+  for (let sourcePort = 1024; sourcePort <= 65535; sourcePort++) {
+    if (hashTarget(tsa, sourceIp, sourcePort) === server) return { sourceIp, sourcePort };
+  }
+  return null;
+}
