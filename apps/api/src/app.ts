@@ -13,6 +13,10 @@ import collectionRoutes from './routes/collections.ts';
 import revisionRoutes from './routes/revisions.ts';
 import usersRoutes from './routes/users.ts';
 import web from './plugins/web.ts';
+import agentSyncRepository from './repositories/agent-sync-repository.ts';
+import agentSync from './plugins/agent-sync.ts';
+import ipfeRoutes from './routes/ipfe.ts';
+import type { AgentSyncOptions } from './services/agent-sync.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -25,6 +29,10 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The built GUI (apps/web/dist); not served when absent. */
   webRoot?: string;
+  /** The token the agents accept pushes with. */
+  agentToken?: string;
+  /** Push to and poll the agents (default on); tests of the API alone turn it off. */
+  agentSync?: Partial<AgentSyncOptions> & { enabled?: boolean };
 }
 
 /** Composes the API: infrastructure plugins, then repositories, then routes. Nothing listens here. */
@@ -41,6 +49,15 @@ export async function buildApp(options: AppOptions) {
   await app.register(db, { file: options.databaseFile });
   await app.register(usersRepository);
   await app.register(configRepository);
+  await app.register(agentSyncRepository);
+  await app.register(agentSync, {
+    enabled: options.agentSync?.enabled ?? true,
+    token: options.agentToken ?? '',
+    pollIntervalMs: options.agentSync?.pollIntervalMs ?? 1000,
+    requestTimeoutMs: options.agentSync?.requestTimeoutMs ?? 3000,
+    backoffMinMs: options.agentSync?.backoffMinMs ?? 250,
+    backoffMaxMs: options.agentSync?.backoffMaxMs ?? 5000,
+  });
   const authOptions: AuthOptions = {
     sessionSecret: options.sessionSecret,
     sessionTtlMs: options.sessionTtlMs ?? 8 * 3600 * 1000,
@@ -57,6 +74,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(collectionRoutes);
   await app.register(revisionRoutes);
   await app.register(usersRoutes);
+  await app.register(ipfeRoutes);
   await app.register(web, { root: options.webRoot });
   return app;
 }

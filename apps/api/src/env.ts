@@ -32,6 +32,15 @@ export const envSchema = z.object({
     blankAsUnset,
     z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   ),
+  IPFE_STATUS_INTERVAL_MS: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds from 200 to 60000' })
+      .int({ error: 'must be a whole number of milliseconds from 200 to 60000' })
+      .min(200, { error: 'must be a whole number of milliseconds from 200 to 60000' })
+      .max(60000, { error: 'must be a whole number of milliseconds from 200 to 60000' })
+      .default(1000),
+  ),
   LOG_LEVEL: z.preprocess(
     blankAsUnset,
     z

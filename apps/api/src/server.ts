@@ -24,6 +24,8 @@ async function main() {
     sessionSecret: data.sessionSecret,
     secureCookies: env.IPFE_SECURE_COOKIES === 'true',
     webRoot: fileURLToPath(new URL('../../web/dist/', import.meta.url)),
+    agentToken: data.agentToken,
+    agentSync: { pollIntervalMs: env.IPFE_STATUS_INTERVAL_MS },
     logger: {
       level: env.LOG_LEVEL,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'],

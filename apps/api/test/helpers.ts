@@ -26,6 +26,7 @@ export async function startApp(
   const app = await buildApp({
     databaseFile,
     sessionSecret: 'test-session-secret-of-at-least-32-characters',
+    agentSync: { enabled: false },
     ...options,
   });
   await ensureAdmin(app.usersRepository, dir, ADMIN_PASSWORD, () => {});
@@ -123,7 +124,7 @@ export async function seedPrerequisites(client: Client) {
   };
   ok(
     await client.edit('/api/options', {
-      ipfe: { A1: { address: '127.0.0.11' }, A2: { address: '127.0.0.12' } },
+      ipfe: { A1: { address: '127.250.0.11' }, A2: { address: '127.250.0.12' } },
     }),
   );
   ok(await client.post('/api/xsi-networks', { name: 'xsi1', cidr: '127.1.0.0/16' }));

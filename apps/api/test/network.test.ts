@@ -159,7 +159,7 @@ describe('/api/app-servers', () => {
   });
 
   it('refuses to delete a server a Target Set lists, and to take away an address in use', async () => {
-    await admin.edit('/api/options', { ipfe: { A1: { address: '127.0.0.11' } } });
+    await admin.edit('/api/options', { ipfe: { A1: { address: '127.250.0.11' } } });
     for (const i of [1, 2])
       await admin.post('/api/app-servers', { name: `mp${i}`, addresses: [`127.1.1.${i}`] });
     await admin.post(

@@ -41,11 +41,11 @@ describe('/api/options', () => {
 
   it('commits a change as a revision and returns the new ETag', async () => {
     const response = await admin.edit('/api/options', {
-      ipfe: { A1: { address: '127.0.0.11', agentPort: 9701 } },
+      ipfe: { A1: { address: '127.250.0.11', agentPort: 9701 } },
       forwardedPorts: [3868, 3869],
     });
     expect(response.statusCode).toBe(200);
-    expect(response.json().ipfe.A1).toEqual({ address: '127.0.0.11', agentPort: 9701 });
+    expect(response.json().ipfe.A1).toEqual({ address: '127.250.0.11', agentPort: 9701 });
     expect(response.headers['x-ipfe-revision']).toBe('1');
     expect(t.app.configRepository.latestInfo()).toMatchObject({
       number: 1,
@@ -69,7 +69,7 @@ describe('/api/options', () => {
     [{ forwardedPorts: [3868, 3868] }, 'forwardedPorts.1', 'Forwarded port 3868 is listed twice'],
     [{ forwardedPorts: [] }, 'forwardedPorts', 'At least one forwarded port is needed'],
     [
-      { ipfe: { A1: { address: '127.0.0.11' }, A2: { address: '127.0.0.11' } } },
+      { ipfe: { A1: { address: '127.250.0.11' }, A2: { address: '127.250.0.11' } } },
       'ipfe.A2.address',
       /already the address of IPFE A1/,
     ],
@@ -87,7 +87,7 @@ describe('/api/options', () => {
     await seedPrerequisites(admin);
     await admin.post('/api/target-sets', leastLoadTargetSet());
     const moved = await admin.edit('/api/options', {
-      ipfe: { A1: { address: '127.0.0.21' }, A2: { address: '127.0.0.12' } },
+      ipfe: { A1: { address: '127.250.0.21' }, A2: { address: '127.250.0.12' } },
     });
     expect(moved.statusCode).toBe(400);
     expect(fieldsOf(moved)['ipfe.A1.address']).toBe(
@@ -95,7 +95,7 @@ describe('/api/options', () => {
     );
     // The standby may go: the Target Set's standby becomes none.
     const standbyGone = await admin.edit('/api/options', {
-      ipfe: { A1: { address: '127.0.0.11' } },
+      ipfe: { A1: { address: '127.250.0.11' } },
     });
     expect(standbyGone.statusCode).toBe(200);
     expect((await admin.get('/api/target-sets/1')).json().primary.standbyIpfe).toBeNull();

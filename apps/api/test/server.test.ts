@@ -19,6 +19,7 @@ describe('environment', () => {
         PORT: 8080,
         IPFE_DATA_DIR: './data',
         IPFE_SECURE_COOKIES: 'false',
+        IPFE_STATUS_INTERVAL_MS: 1000,
         LOG_LEVEL: 'info',
       },
     });

@@ -17,6 +17,8 @@ import {
   type AppServer,
   type Configuration,
   type FieldError,
+  type IpfeSlot,
+  IPFE_SLOTS,
   type PeerNodeGroup,
   type TargetSet,
   type XsiNetwork,
@@ -44,7 +46,18 @@ export interface CollectionSpec<Stored, Input> {
   /** The field that carries the blame when the change breaks another entity. */
   blameField: string;
   toStored(input: Input, base: Configuration, existing: Stored | null): Stored;
-  view(config: Configuration, item: Stored): object;
+  view(config: Configuration, item: Stored, live: LiveState): object;
+}
+
+/** What the agents report now, for the live fields of a view. */
+export interface LiveState {
+  liveTargetSet(
+    number: number,
+    tsa: string,
+  ): {
+    owner: IpfeSlot | null;
+    targetSet: { activeBindings: { available: number; total: number } } | null;
+  };
 }
 
 const nameParam = z.string().min(1).max(64);
@@ -121,7 +134,13 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
     .number({ error: 'Target Set number must be a whole number from 1 to 32' })
     .pipe(targetSetNumber),
   inputSchema: targetSetInputSchema,
-  viewSchema: derivedTargetSetSchema.extend(warnings),
+  viewSchema: derivedTargetSetSchema.extend({
+    ...warnings,
+    /** The IPFE serving the primary TSA now, as the agents report; null when none reports it. */
+    owner: z.enum(IPFE_SLOTS).nullable(),
+    /** Servers able to take new connections out of all listed, from the serving agent. */
+    activeBindings: z.object({ available: z.number(), total: z.number() }).nullable(),
+  }),
   blameField: 'servers',
   toStored(input, base, existing) {
     if (existing) {
@@ -140,7 +159,14 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
     }
     return normalizeTargetSet({ ...input, number });
   },
-  view: (config, item) => deriveTargetSet(config, item),
+  view(config, item, live) {
+    const { owner, targetSet } = live.liveTargetSet(item.number, item.primary.address);
+    return {
+      ...deriveTargetSet(config, item),
+      owner,
+      activeBindings: targetSet?.activeBindings ?? null,
+    };
+  },
 };
 
 // The specs differ in their item types; the routes treat them alike.

@@ -44,6 +44,12 @@ export interface Change<T> {
  */
 export class ConfigRepository {
   private cache: { number: number; config: Configuration } | null = null;
+  private readonly listeners: ((revision: RevisionInfo) => void)[] = [];
+
+  /** Called after each commit, outside its transaction. */
+  onCommit(listener: (revision: RevisionInfo) => void): void {
+    this.listeners.push(listener);
+  }
 
   constructor(private readonly db: Database.Database) {}
 
@@ -114,7 +120,9 @@ export class ConfigRepository {
       };
       return { revision, value: result.value };
     });
-    return run.immediate();
+    const result = run.immediate();
+    for (const listener of this.listeners) listener(result.revision);
+    return result;
   }
 }
 

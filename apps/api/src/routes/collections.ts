@@ -37,7 +37,10 @@ function registerCollection(
   };
   const view = (config: Configuration, index: number) => {
     const item = itemsOf(config, spec)[index];
-    return { ...spec.view(config, item), warnings: warningsOf(config, `${spec.kind}.${index}`) };
+    return {
+      ...spec.view(config, item, app.agentSync),
+      warnings: warningsOf(config, `${spec.kind}.${index}`),
+    };
   };
   const label = (item: unknown) => `${spec.noun} ${keyOf(spec, item)}`;
   const Label = (item: unknown) => capitalize(label(item));

@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createReporter, type Reporter } from '@ipfe/reporter';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { login, startApp, type Client, type TestApp } from './helpers.ts';
+
+/** The OAM with two real agent processes on loopback (127.40.0.0/16). */
+const TOKEN = 'integration-token-0123456789abcdefghijklmnop';
+const A1 = '127.40.0.11';
+const A2 = '127.40.0.12';
+const TSA = '127.40.0.100';
+const SERVERS = ['127.40.1.1', '127.40.1.2', '127.40.1.3'];
+const agentBin = new URL('../../agent/bin/ipfe-agent.js', import.meta.url).pathname;
+const stateDirs = {
+  A1: mkdtempSync(join(tmpdir(), 'ipfe-sync-a1-')),
+  A2: mkdtempSync(join(tmpdir(), 'ipfe-sync-a2-')),
+};
+const agents: Partial<Record<'A1' | 'A2', ChildProcess>> = {};
+let t: TestApp;
+let admin: Client;
+let reporters: Reporter[];
+
+function startAgent(slot: 'A1' | 'A2', token = TOKEN) {
+  agents[slot]?.kill('SIGKILL');
+  agents[slot] = spawn(
+    process.execPath,
+    [
+      agentBin,
+      '--slot',
+      slot,
+      '--control',
+      `${slot === 'A1' ? A1 : A2}:8701`,
+      '--state-dir',
+      stateDirs[slot],
+    ],
+    { env: { ...process.env, IPFE_AGENT_TOKEN: token, LOG_LEVEL: 'warn' }, stdio: 'ignore' },
+  );
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+type SlotView = {
+  slot: string;
+  state: string;
+  appliedRevision: number | null;
+  desiredRevision: number | null;
+  rejected: { error: string } | null;
+  owned: { tsa: string }[];
+};
+const ipfe = async () =>
+  (await admin.get('/api/ipfe')).json() as { latestRevision: number; items: SlotView[] };
+const slotView = async (slot: string) => (await ipfe()).items.find((i) => i.slot === slot)!;
+const synced = (slot: string) => async () => {
+  const view = await ipfe();
+  const s = view.items.find((i) => i.slot === slot)!;
+  return s.state === 'synced' && s.appliedRevision === view.latestRevision;
+};
+
+beforeAll(async () => {
+  reporters = await Promise.all(
+    SERVERS.map((host) =>
+      createReporter({ listen: { host, port: 9675 }, mpsCapacity: 100, connectionCapacity: 100 }),
+    ),
+  );
+  t = await startApp({
+    agentToken: TOKEN,
+    agentSync: { enabled: true, pollIntervalMs: 200, backoffMaxMs: 500 },
+  });
+  await t.app.ready();
+  admin = await login(t.app);
+  const ok = (r: { statusCode: number; body: string }) =>
+    expect(r.statusCode, r.body).toBeLessThan(300);
+  ok(
+    await admin.edit('/api/options', {
+      ipfe: { A1: { address: A1 }, A2: { address: A2 } },
+      mateIntervalMs: 100,
+      mateTimeoutMs: 600,
+    }),
+  );
+  ok(await admin.post('/api/xsi-networks', { name: 'lab', cidr: '127.40.0.0/16' }));
+  for (const [i, address] of SERVERS.entries())
+    ok(await admin.post('/api/app-servers', { name: `mp${i + 1}`, addresses: [address] }));
+  ok(
+    await admin.post('/api/target-sets', {
+      family: 'ipv4',
+      algorithm: 'hash',
+      primary: { address: TSA },
+      servers: SERVERS.map((address) => ({ address })),
+    }),
+  );
+  startAgent('A1');
+  startAgent('A2');
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of Object.values(agents)) child?.kill('SIGKILL');
+  await t.close();
+  rmSync(t.dir, { recursive: true, force: true });
+  await Promise.all(reporters.map((r) => r.close()));
+  for (const dir of Object.values(stateDirs)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('pushing revisions to the agents', () => {
+  it('brings both agents to the latest revision and shows who serves the TSA', async () => {
+    await waitFor('A1 synced', synced('A1'));
+    await waitFor('A2 synced', synced('A2'));
+    await waitFor('A1 owns the TSA', async () =>
+      (await slotView('A1')).owned.some((o) => o.tsa === TSA),
+    );
+    const ts = await waitFor('live fields', async () => {
+      const body = (await admin.get('/api/target-sets/1')).json();
+      return body.activeBindings?.available === 3 ? body : undefined;
+    });
+    expect(ts.owner).toBe('A1');
+    expect(ts.activeBindings).toEqual({ available: 3, total: 3 });
+  });
+
+  it('keeps committing while an agent is down, and the agent gets the latest revision when it is back', async () => {
+    agents.A2!.kill('SIGKILL');
+    await waitFor('A2 unreachable', async () => (await slotView('A2')).state === 'unreachable');
+    const started = Date.now();
+    const commit = await admin.post('/api/xsi-networks', { name: 'spare', cidr: '10.99.0.0/16' });
+    expect(commit.statusCode).toBe(201);
+    expect(Date.now() - started).toBeLessThan(1000); // a dead agent does not delay a commit
+    await waitFor('A1 synced with the new revision', synced('A1'));
+    expect((await slotView('A2')).state).toBe('unreachable');
+    const alarms = (await admin.get('/api/alarms')).json();
+    expect(alarms.active.map((a: { slot: string; code: number }) => `${a.slot}:${a.code}`)).toEqual(
+      expect.arrayContaining(['A2:5101']),
+    );
+    await waitFor('A1 raised the mate heartbeat alarm', async () =>
+      (await admin.get('/api/alarms'))
+        .json()
+        .active.some((a: { slot: string; code: number }) => a.slot === 'A1' && a.code === 5012),
+    );
+    startAgent('A2');
+    await waitFor('A2 synced again', synced('A2'));
+    await waitFor('the mate alarm cleared into history', async () => {
+      const body = (await admin.get('/api/alarms')).json();
+      return (
+        !body.active.some((a: { code: number }) => a.code === 5012 || a.code === 5101) &&
+        body.history.some(
+          (a: { slot: string; code: number; clearedAt: string }) =>
+            a.slot === 'A1' && a.code === 5012 && a.clearedAt,
+        )
+      );
+    });
+  });
+
+  it("shows a push an agent rejects as rejected with the agent's message; the other stays synced", async () => {
+    startAgent('A2', 'another-token-that-the-oam-does-not-have-000');
+    await new Promise((r) => setTimeout(r, 1500));
+    await admin.post('/api/xsi-networks', { name: 'spare2', cidr: '10.98.0.0/16' });
+    await waitFor('A1 synced', synced('A1'));
+    const a2 = await waitFor('A2 rejected', async () => {
+      const s = await slotView('A2');
+      return s.state === 'rejected' ? s : undefined;
+    });
+    expect(a2.rejected?.error).toBe('The agent refused the deployment token');
+  });
+
+  it('remembers push state across an OAM restart', async () => {
+    const before = await ipfe();
+    await t.app.close();
+    const again = await startApp({ dir: t.dir, agentToken: TOKEN, agentSync: { enabled: false } });
+    const client = await login(again.app);
+    const after = (await client.get('/api/ipfe')).json() as { items: SlotView[] };
+    expect(after.items.map((i) => [i.slot, i.state, i.appliedRevision])).toEqual(
+      before.items.map((i) => [i.slot, i.state, i.appliedRevision]),
+    );
+    await again.close();
+    t = await startApp({ dir: t.dir, agentToken: TOKEN, agentSync: { enabled: false } });
+  });
+});
