@@ -166,7 +166,7 @@ describe('pushing revisions to the agents', () => {
       const s = await slotView('A2');
       return s.state === 'rejected' ? s : undefined;
     });
-    expect(a2.rejected?.error).toBe('The agent refused the deployment token');
+    expect(a2?.rejected?.error).toBe('The agent refused the deployment token');
   });
 
   it('remembers push state across an OAM restart', async () => {
