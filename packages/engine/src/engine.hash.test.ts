@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Engine, type OpenResult } from './engine.ts';
-import { SERVER_STATES, STATE_RULES, type ServerState } from './server-state.ts';
-import { configDocument, sourceMappedTo } from './testing.ts';
+import { SERVER_STATES, type ServerState } from './server-state.ts';
+import { configDocument, sourceMappedTo, SPEC_STATE_TABLE } from './testing.ts';
 
 const TSA = '192.0.2.1';
 const [X, Y, Z] = ['10.1.0.1', '10.1.0.2', '10.1.0.3'] as const;
@@ -73,7 +73,7 @@ describe('Hash: the same key always maps to the same server while the table is u
 });
 
 describe.each(SERVER_STATES)('Hash, server %s (SPEC §3.1)', (state) => {
-  const rules = STATE_RULES[state];
+  const rules = SPEC_STATE_TABLE[state];
 
   it(`own new connections: ${rules.ownNew}`, () => {
     const engine = hashEngine();

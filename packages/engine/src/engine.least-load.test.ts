@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Engine, type Heartbeat, type OpenResult } from './engine.ts';
-import { SERVER_STATES, STATE_RULES, type ServerState } from './server-state.ts';
-import { configDocument, type TargetSetSpec } from './testing.ts';
+import { SERVER_STATES, type ServerState } from './server-state.ts';
+import { configDocument, SPEC_STATE_TABLE, type TargetSetSpec } from './testing.ts';
 import type { OptionsInput, PeerNodeGroup } from '@ipfe/schema';
 
 const TSA = '192.0.2.1';
@@ -153,7 +153,7 @@ describe('Least Load: the choice', () => {
 });
 
 describe.each(SERVER_STATES)('Least Load, server %s: eligibility', (state) => {
-  const rules = STATE_RULES[state];
+  const rules = SPEC_STATE_TABLE[state];
   const enter = (engine: Engine, server: string, s: ServerState) => {
     if (s === 'offline') engine.serverLost(server, 1);
     else if (s === 'initializing') engine.serverConnected(server, 1);

@@ -97,3 +97,66 @@ export function sourceMappedTo(
   }
   return null;
 }
+
+/**
+ * SPEC §3.1's table as written there, row by row, for tests to check the engine against
+ * (independently of STATE_RULES, which the engine reads).
+ */
+export const SPEC_STATE_TABLE = {
+  underused: {
+    inHashTable: true,
+    ownNew: 'allow',
+    overflow: 'allow',
+    existing: 'keep',
+    clearsBuckets: false,
+  },
+  normal: {
+    inHashTable: true,
+    ownNew: 'allow',
+    overflow: 'allow',
+    existing: 'keep',
+    clearsBuckets: false,
+  },
+  burdened: {
+    inHashTable: true,
+    ownNew: 'allow',
+    overflow: 'allow',
+    existing: 'keep',
+    clearsBuckets: false,
+  },
+  stressed: {
+    inHashTable: true,
+    ownNew: 'last-resort',
+    overflow: 'refuse',
+    existing: 'keep',
+    clearsBuckets: false,
+  },
+  overloaded: {
+    inHashTable: true,
+    ownNew: 'refuse',
+    overflow: 'refuse',
+    existing: 'keep',
+    clearsBuckets: false,
+  },
+  halting: {
+    inHashTable: false,
+    ownNew: 'refuse',
+    overflow: 'refuse',
+    existing: 'keep',
+    clearsBuckets: true,
+  },
+  offline: {
+    inHashTable: false,
+    ownNew: 'refuse',
+    overflow: 'refuse',
+    existing: 'delete',
+    clearsBuckets: true,
+  },
+  initializing: {
+    inHashTable: true,
+    ownNew: 'refuse',
+    overflow: 'refuse',
+    existing: 'delete',
+    clearsBuckets: false,
+  },
+} as const;
