@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyError } from 'fastify';
 import type { Agent } from './agent.ts';
 
 const PUBLIC = new Set(['/v1/health']);
@@ -21,7 +21,7 @@ const errorBody = (code: string, message: string) => ({ error: { code, message, 
 export function buildControlServer(agent: Agent, token: string) {
   const app = Fastify({
     loggerInstance: agent.log.child({ component: 'control' }),
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,
     connectionTimeout: 15_000,
     requestTimeout: 15_000,

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import db from './plugins/db.ts';
 import errors, { zodValidatorCompiler } from './plugins/errors.ts';
@@ -39,6 +39,8 @@ export interface AppOptions {
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
+    // Reads (the GUI polls status every second) are not worth a log line each; changes are.
+    logController: new LogController({ disableRequestLogging: (request) => request.method === 'GET' }),
     bodyLimit: options.bodyLimitBytes ?? 256 * 1024,
     trustProxy: false,
   }).withTypeProvider<ZodTypeProvider>();

@@ -1,0 +1,59 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../plugins/db.ts';
+import { ConfigRepository } from '../repositories/config-repository.ts';
+
+const USAGE =
+  'usage: npm run export -- [--revision N] [--out FILE]   (IPFE_DATA_DIR selects the data folder)';
+
+/** Writes a revision's config document (default: the latest) to a file or standard output. */
+function main() {
+  let values: { revision?: string; out?: string };
+  try {
+    values = parseArgs({
+      options: { revision: { type: 'string' }, out: { type: 'string' } },
+    }).values;
+  } catch (err) {
+    console.error(`ipfe-export: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const base = process.env.INIT_CWD ?? process.cwd();
+  const dataDir = process.env.IPFE_DATA_DIR || 'data';
+  const file = join(isAbsolute(dataDir) ? dataDir : resolve(base, dataDir), 'ipfe-oam.sqlite');
+  if (!existsSync(file)) {
+    console.error(`ipfe-export: no OAM data at ${file} (set IPFE_DATA_DIR)`);
+    process.exit(1);
+  }
+  const db = openDatabase(file);
+  try {
+    const configs = new ConfigRepository(db);
+    const revision =
+      values.revision === undefined ? (configs.latestInfo()?.number ?? 0) : Number(values.revision);
+    if (!Number.isSafeInteger(revision) || revision < 0) {
+      console.error(
+        `ipfe-export: --revision must be a whole number, not ${values.revision}\n${USAGE}`,
+      );
+      process.exit(2);
+    }
+    const document = configs.document(revision);
+    if (!document) {
+      console.error(`ipfe-export: revision ${revision} does not exist in ${file}`);
+      process.exit(1);
+    }
+    const text = `${JSON.stringify(document, null, 2)}\n`;
+    if (values.out) {
+      const out = isAbsolute(values.out) ? values.out : resolve(base, values.out);
+      writeFileSync(out, text);
+      console.error(
+        `ipfe-export: revision ${revision} (sha256 ${document.sha256}) written to ${out}`,
+      );
+    } else {
+      process.stdout.write(text);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+main();
