@@ -40,7 +40,9 @@ export async function buildApp(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
     // Reads (the GUI polls status every second) are not worth a log line each; changes are.
-    logController: new LogController({ disableRequestLogging: (request) => request.method === 'GET' }),
+    logController: new LogController({
+      disableRequestLogging: (request) => request.method === 'GET',
+    }),
     bodyLimit: options.bodyLimitBytes ?? 256 * 1024,
     trustProxy: false,
   }).withTypeProvider<ZodTypeProvider>();
