@@ -71,6 +71,11 @@ export class ConnectionTable {
   #cursor = Number.NEGATIVE_INFINITY;
   /** Buckets are stored relative to the first one, as int32 seconds (±68 years). */
   #bucketBase: number | null = null;
+  /** Where the last unsuccessful probe ended, for which key; -1 when the index changed since. */
+  #vacancy = NONE;
+  #vacancyKey = 0;
+  #vacancyPorts = 0;
+  #vacancyScope = 0;
   #bindingHead = new Int32Array(0);
   #bindingCount = new Uint32Array(0);
   #ageMs = new Float64Array(0);
@@ -102,7 +107,14 @@ export class ConnectionTable {
     for (;;) {
       const at = i * IDX;
       const slot1 = index[at + 3] ?? 0;
-      if (slot1 === 0) return NONE;
+      if (slot1 === 0) {
+        // Remembered so that inserting this key next does not probe again.
+        this.#vacancy = i;
+        this.#vacancyKey = key;
+        this.#vacancyPorts = ports;
+        this.#vacancyScope = scopeByte;
+        return NONE;
+      }
       if (
         index[at] === key &&
         index[at + 1] === ports &&
@@ -361,9 +373,18 @@ export class ConnectionTable {
 
   #indexAdd(key: number, ports: number, scopeByte: number, binding: number, slot: number): void {
     const index = this.#index;
-    const mask = this.#mask;
-    let i = home(key, ports, scopeByte) & mask;
-    while ((index[i * IDX + 3] ?? 0) !== 0) i = (i + 1) & mask;
+    let i = this.#vacancy;
+    if (
+      i === NONE ||
+      key !== this.#vacancyKey ||
+      ports !== this.#vacancyPorts ||
+      scopeByte !== this.#vacancyScope
+    ) {
+      const mask = this.#mask;
+      i = home(key, ports, scopeByte) & mask;
+      while ((index[i * IDX + 3] ?? 0) !== 0) i = (i + 1) & mask;
+    }
+    this.#vacancy = NONE;
     const at = i * IDX;
     index[at] = key;
     index[at + 1] = ports;
@@ -373,6 +394,7 @@ export class ConnectionTable {
 
   /** Backward-shift deletion: no tombstones, so probe lengths never degrade. */
   #indexRemove(slot: number): void {
+    this.#vacancy = NONE;
     const index = this.#index;
     const mask = this.#mask;
     const o = slot * REC;
@@ -427,6 +449,7 @@ export class ConnectionTable {
     }
     this.#index = index;
     this.#mask = mask;
+    this.#vacancy = NONE;
   }
 }
 

@@ -5,7 +5,7 @@ import { fmix32, hashSource, hashString, mix32 } from './hash.ts';
 import { InitiatorRoutes, PortAllocator, type PortRange } from './initiator-ports.ts';
 import { newIpWords, parseIp } from './ip.ts';
 import { chooseLeastLoaded, loadOf } from './least-load.ts';
-import { buildMaglev, NO_SERVER, type MaglevTable } from './maglev.ts';
+import { buildMaglev, maglevLookup, NO_SERVER, type MaglevTable } from './maglev.ts';
 import { filterByPeerNodeGroup, NO_GROUP, PeerNodeGroups } from './peer-node.ts';
 import { RateWindow } from './rate-window.ts';
 import {
@@ -385,6 +385,8 @@ export class Engine {
   #serverRate = new RateWindow(16);
   #targetSetRate = new RateWindow(33);
   #ip = newIpWords();
+  #lastTsaAddress = '';
+  #lastTsa: Tsa | undefined = undefined;
 
   constructor(document: ConfigDocument, now: Millis, options: EngineOptions = {}) {
     this.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
@@ -519,11 +521,22 @@ export class Engine {
     this.#forwardedPorts = new Set(options.forwardedPorts);
     this.#targetSets = targetSets;
     this.#tsas = tsas;
+    this.#lastTsaAddress = '';
+    this.#lastTsa = undefined;
     this.#liveBindings = live;
     this.#allocators = allocators;
     this.#maglevCache = new Map();
     this.#revision = document.revision;
     return { closed, releasedPorts };
+  }
+
+  /** The TSA of an address; the last one asked is kept aside (a listener asks for its own). */
+  #tsaOf(address: string): Tsa | undefined {
+    if (address === this.#lastTsaAddress) return this.#lastTsa;
+    const tsa = this.#tsas.get(address);
+    this.#lastTsaAddress = address;
+    this.#lastTsa = tsa;
+    return tsa;
   }
 
   #serves(active: IpfeSlot, standby: IpfeSlot | null): boolean {
@@ -594,7 +607,7 @@ export class Engine {
     if (!parseIp(request.sourceIp, ip) || !isPort(sourcePort)) {
       return this.#refuse(null, 'invalid-source');
     }
-    const tsa = this.#tsas.get(request.tsa);
+    const tsa = this.#tsaOf(request.tsa);
     if (tsa === undefined) return this.#refuse(null, 'unknown-tsa');
     const ts = tsa.ts;
     if (ts.disabled) return this.#refuse(ts.number, 'target-set-disabled');
@@ -651,7 +664,7 @@ export class Engine {
    */
   lookup(key: ConnectionKey): Route | null {
     const ip = this.#ip;
-    const tsa = this.#tsas.get(key.tsa);
+    const tsa = this.#tsaOf(key.tsa);
     if (tsa === undefined || !parseIp(key.sourceIp, ip)) return null;
     const binding = this.#table.findBinding(
       ip,
@@ -675,7 +688,7 @@ export class Engine {
     }
     const table = this.#maglevOf(t.ts);
     const key = hashSource(ip[0] ?? 0, ip[1] ?? 0, ip[2] ?? 0, ip[3] ?? 0, sourcePort);
-    return t.ts.members[table.entries[key % table.size] ?? NO_SERVER]?.server.address ?? null;
+    return t.ts.members[maglevLookup(table, key)]?.server.address ?? null;
   }
 
   /** Activity on a connection: its idle time starts again. False when it is not open. */
@@ -775,7 +788,7 @@ export class Engine {
    */
   #chooseByHash(ts: TargetSet, keyHash: number, avoid: number): number {
     const table = this.#maglevOf(ts);
-    const own = table.entries[keyHash % table.size] ?? NO_SERVER;
+    const own = maglevLookup(table, keyHash);
     if (own === NO_SERVER) return -1;
     const members = ts.members;
     const ownCode = members[own]?.server.code ?? STATE_CODE.offline;

@@ -117,9 +117,8 @@ function parseIpv6(text: string, out: IpWords): boolean {
  * neither. No allocation on the IPv4 path, which is the hot one.
  */
 export function parseIp(text: string, out: IpWords): boolean {
-  if (text.indexOf(':') < 0) {
-    const v4 = parseIpv4(text, 0, text.length);
-    if (v4 < 0) return false;
+  const v4 = parseIpv4(text, 0, text.length);
+  if (v4 >= 0) {
     out[0] = 0;
     out[1] = 0;
     out[2] = 0xffff;

@@ -122,7 +122,15 @@ export function buildMaglev(
   return { size, entries, counts };
 }
 
+/**
+ * The entry of a 32-bit key hash: ⌊hash · M / 2³²⌋ (multiply and shift, not a division), which
+ * maps the hash range evenly onto the table.
+ */
+export function maglevEntry(keyHash: number, size: number): number {
+  return Math.floor((keyHash * size) / 4294967296);
+}
+
 /** The server position a key hash maps to, or NO_SERVER when the table is empty. */
 export function maglevLookup(table: MaglevTable, keyHash: number): number {
-  return table.entries[keyHash % table.size] ?? NO_SERVER;
+  return table.entries[maglevEntry(keyHash, table.size)] ?? NO_SERVER;
 }
