@@ -140,7 +140,7 @@ describe('ConnectionTable Delete Age', () => {
     expect(expireAt(t, AGE)).toHaveLength(10);
     expect(t.examined - before).toBe(10);
     expect(t.size).toBe(1_000_000);
-  });
+  }, 30_000);
 
   it('moves entries when their Delete Age is shortened', () => {
     const t = table();
