@@ -16,6 +16,10 @@ import web from './plugins/web.ts';
 import agentSyncRepository from './repositories/agent-sync-repository.ts';
 import agentSync from './plugins/agent-sync.ts';
 import ipfeRoutes from './routes/ipfe.ts';
+import auditRepository from './repositories/audit-repository.ts';
+import audit from './plugins/audit.ts';
+import auditRoutes from './routes/audit.ts';
+import securityHeaders from './plugins/security-headers.ts';
 import type { AgentSyncOptions } from './services/agent-sync.ts';
 
 export interface AppOptions {
@@ -50,10 +54,12 @@ export async function buildApp(options: AppOptions) {
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(errors);
+  await app.register(securityHeaders);
   await app.register(db, { file: options.databaseFile });
   await app.register(usersRepository);
   await app.register(configRepository);
   await app.register(agentSyncRepository);
+  await app.register(auditRepository);
   await app.register(agentSync, {
     enabled: options.agentSync?.enabled ?? true,
     token: options.agentToken ?? '',
@@ -70,6 +76,7 @@ export async function buildApp(options: AppOptions) {
     loginFailuresPerUser: options.loginFailuresPerUser ?? 5,
   };
   await app.register(auth, authOptions);
+  await app.register(audit);
   await app.register(openapi);
 
   await app.register(healthRoutes);
@@ -79,6 +86,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(revisionRoutes);
   await app.register(usersRoutes);
   await app.register(ipfeRoutes);
+  await app.register(auditRoutes);
   await app.register(web, { root: options.webRoot });
   return app;
 }

@@ -17,7 +17,7 @@ export default fp(
       },
       transform: jsonSchemaTransform,
     });
-    await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+    await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', staticCSP: true });
     app.get(
       '/api/openapi.json',
       { config: { access: 'public' }, schema: { hide: true } },
