@@ -13,7 +13,11 @@ import {
 import { RevisionDiffRoute, RevisionRoute, RevisionsRoute } from './routes/revisions';
 import { NotFound, NotPermitted } from './routes/status-pages';
 import { TargetSetEditRoute, TargetSetInsertRoute, TargetSetsRoute } from './routes/target-sets';
-import { XsiNetworkEditRoute, XsiNetworkInsertRoute, XsiNetworksRoute } from './routes/xsi-networks';
+import {
+  XsiNetworkEditRoute,
+  XsiNetworkInsertRoute,
+  XsiNetworksRoute,
+} from './routes/xsi-networks';
 
 /** Pages that change the configuration: operators and admins only. */
 const editor = (page: ReactNode) => (

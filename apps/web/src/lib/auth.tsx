@@ -17,6 +17,9 @@ interface SessionView {
 
 export const sessionQueryKey = ['session'] as const;
 
+/** Set by Log out: the login page then starts afresh instead of offering to come back. */
+let loggedOut = false;
+
 async function getSession(): Promise<SessionUser | null> {
   try {
     const { data } = await api.get<SessionView>('/api/session');
@@ -42,6 +45,7 @@ export function useLogin() {
     mutationFn: async (credentials: { username: string; password: string }) => {
       const { data } = await api.post<SessionView>('/api/session', credentials);
       setCsrfToken(data.csrfToken);
+      loggedOut = false;
       return data.user;
     },
     onSuccess: (user) => {
@@ -56,6 +60,7 @@ export function useLogout() {
   return useMutation({
     mutationFn: () => api.delete('/api/session', null),
     onSettled: () => {
+      loggedOut = true;
       setCsrfToken(null);
       queryClient.setQueryData(sessionQueryKey, null);
       queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
@@ -70,7 +75,9 @@ export const canEdit = (user: SessionUser | null | undefined) =>
 /** The current location as a `next` parameter, so that login brings the user back. */
 export function loginPath(pathname: string, search: string) {
   const next = `${pathname}${search}`;
-  return next === '/' || next.startsWith('/login') ? '/login' : `/login?next=${encodeURIComponent(next)}`;
+  return next === '/' || next.startsWith('/login')
+    ? '/login'
+    : `/login?next=${encodeURIComponent(next)}`;
 }
 
 /** Renders its children only for a logged-in user; anyone else goes to the login page. */
@@ -85,7 +92,11 @@ export function RequireAuth({ children }: { children: ReactNode }) {
       </p>
     );
   }
-  if (!session.data) return <Navigate to={loginPath(location.pathname, location.search)} replace />;
+  if (!session.data) {
+    return (
+      <Navigate to={loggedOut ? '/login' : loginPath(location.pathname, location.search)} replace />
+    );
+  }
   return <>{children}</>;
 }
 

@@ -30,7 +30,10 @@ export const appServers: AppServer[] = [
   { name: 'mp4', addresses: ['192.168.10.14'], initiatorPortRange: range(3) },
 ];
 
-export function targetSetView(input: TargetSetInput, config: Partial<Configuration> = {}): TargetSetView {
+export function targetSetView(
+  input: TargetSetInput,
+  config: Partial<Configuration> = {},
+): TargetSetView {
   const ts = targetSetSchema.parse(input);
   const full: Configuration = {
     options,

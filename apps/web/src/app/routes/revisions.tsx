@@ -92,7 +92,10 @@ export function RevisionRoute() {
           <a className="btn btn-secondary" href={`/api/export?revision=${number}`} download>
             Download
           </a>
-          <Link className="btn btn-secondary" to={`/revisions/diff?from=${number - 1}&to=${number}`}>
+          <Link
+            className="btn btn-secondary"
+            to={`/revisions/diff?from=${number - 1}&to=${number}`}
+          >
             Changes
           </Link>
           <Link className="btn btn-secondary" to="/revisions">

@@ -55,8 +55,18 @@ function Prerequisites({
         {editor ? 'Before inserting one, configure:' : 'An operator configures, in this order:'}
       </p>
       <ol className="checklist">
-        {step(ipfe, 'the IPFE node addresses (at least IPFE A1)', '/options', 'IPFE › Configuration › Options')}
-        {step(networks, 'an XSI network that holds the public and server addresses', '/xsi-networks', 'Network › XSI Networks')}
+        {step(
+          ipfe,
+          'the IPFE node addresses (at least IPFE A1)',
+          '/options',
+          'IPFE › Configuration › Options',
+        )}
+        {step(
+          networks,
+          'an XSI network that holds the public and server addresses',
+          '/xsi-networks',
+          'Network › XSI Networks',
+        )}
         {step(servers, 'the application servers', '/app-servers', 'Network › Application Servers')}
       </ol>
       {editor && <p>Then use Insert IPv4 or Insert IPv6 above.</p>}
@@ -83,7 +93,9 @@ export function TargetSetsRoute() {
         editor ? (
           <ListToolbar
             noun="Target Set"
-            selected={current && { key: String(current.number), label: `Target Set ${current.number}` }}
+            selected={
+              current && { key: String(current.number), label: `Target Set ${current.number}` }
+            }
             insert={[
               { to: '/target-sets/insert?family=ipv4', label: 'Insert IPv4' },
               { to: '/target-sets/insert?family=ipv6', label: 'Insert IPv6' },
@@ -121,8 +133,9 @@ export function TargetSetsRoute() {
             onSelect={editor ? setSelected : undefined}
           />
           <p className="page-note">
-            Owner (live) and Active bindings show which IPFE serves each address and how many of
-            its servers can take new connections, once the IPFE agents report status.
+            Owner (live): the IPFE serving the primary address now. Active bindings: the servers
+            able to take new connections, out of all listed. Both come from the IPFE agents; — means
+            no agent reports them.
           </p>
         </>
       )}

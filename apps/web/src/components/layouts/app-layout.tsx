@@ -80,9 +80,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
             </span>
             <Button
               variant="secondary"
-              onClick={() =>
-                logout.mutate(undefined, { onSettled: () => void navigate('/login') })
-              }
+              onClick={() => logout.mutate(undefined, { onSettled: () => void navigate('/login') })}
             >
               Log out
             </Button>

@@ -44,9 +44,7 @@ export function ConfirmDialog({
       return;
     }
     if (event.key !== 'Tab' || !dialog.current) return;
-    const focusable = [
-      ...dialog.current.querySelectorAll<HTMLElement>('button:not([disabled])'),
-    ];
+    const focusable = [...dialog.current.querySelectorAll<HTMLElement>('button:not([disabled])')];
     const first = focusable[0];
     const last = focusable[focusable.length - 1];
     if (!first || !last) return;

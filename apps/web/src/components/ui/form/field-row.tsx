@@ -35,24 +35,17 @@ export function FieldRow({
   labelFor?: boolean;
   children: ReactNode;
 }) {
-  const name = (
-    <>
-      {required && (
-        <span className="required" aria-hidden="true">
-          *
-        </span>
-      )}
-      {label}
-    </>
+  // The required mark stays outside the label: the control's name is the field's name alone.
+  const mark = required && (
+    <span className="required" aria-hidden="true">
+      *
+    </span>
   );
   return (
     <div className="field-row">
       <div className="field-label">
-        {labelFor ? (
-          <label htmlFor={id}>{name}</label>
-        ) : (
-          <span id={`${id}-label`}>{name}</span>
-        )}
+        {mark}
+        {labelFor ? <label htmlFor={id}>{label}</label> : <span id={`${id}-label`}>{label}</span>}
       </div>
       <div className="field-control">
         {children}

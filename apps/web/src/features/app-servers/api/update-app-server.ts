@@ -4,8 +4,15 @@ import { api } from '@/lib/api-client';
 import { getAppServerQueryOptions } from './get-app-server';
 import type { AppServerView } from './get-app-servers';
 
-export const updateAppServer = ({ name, data, etag }: { name: string; data: AppServerInput; etag: string | null }) =>
-  api.put<AppServerView>(`/api/app-servers/${encodeURIComponent(name)}`, data, etag);
+export const updateAppServer = ({
+  name,
+  data,
+  etag,
+}: {
+  name: string;
+  data: AppServerInput;
+  etag: string | null;
+}) => api.put<AppServerView>(`/api/app-servers/${encodeURIComponent(name)}`, data, etag);
 
 export function useUpdateAppServer() {
   const queryClient = useQueryClient();

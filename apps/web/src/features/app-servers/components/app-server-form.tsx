@@ -86,8 +86,7 @@ export function AppServerForm({
     },
   });
   const addressErrors = errors.addresses as
-    | ({ message?: string } & Record<number, { message?: string } | undefined>)
-    | undefined;
+    ({ message?: string } & Record<number, { message?: string } | undefined>) | undefined;
   return (
     <Form form={form} onSubmit={onSubmit} label="Application server" className="entity-form">
       <SaveFeedback outcome={outcome} onReload={onReload} />

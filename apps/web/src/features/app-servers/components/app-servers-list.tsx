@@ -36,8 +36,8 @@ export function AppServersList({
       ]}
       empty={
         <p>
-          No application server yet. Insert the servers (DA-MPs) that Target Sets spread
-          connections over; each address must lie on an XSI network.
+          No application server yet. Insert the servers (DA-MPs) that Target Sets spread connections
+          over; each address must lie on an XSI network.
         </p>
       }
     />

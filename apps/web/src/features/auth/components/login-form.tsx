@@ -15,7 +15,10 @@ const loginSchema = z.object({
 export function LoginForm({ onSuccess }: { onSuccess: (user: SessionUser) => void }) {
   const login = useLogin();
   const [failure, setFailure] = useState<string | null>(null);
-  const form = useSchemaForm({ schema: loginSchema, defaultValues: { username: '', password: '' } });
+  const form = useSchemaForm({
+    schema: loginSchema,
+    defaultValues: { username: '', password: '' },
+  });
   const { errors, isSubmitting } = useFormState({ control: form.control });
   return (
     <Form

@@ -7,7 +7,10 @@ export async function deletePeerNodeGroup(
   name: string,
   queryClient: ReturnType<typeof useQueryClient>,
 ) {
-  const current = await queryClient.fetchQuery({ ...getPeerNodeGroupQueryOptions(name), staleTime: 0 });
+  const current = await queryClient.fetchQuery({
+    ...getPeerNodeGroupQueryOptions(name),
+    staleTime: 0,
+  });
   return api.delete(`/api/peer-node-groups/${encodeURIComponent(name)}`, current.etag);
 }
 

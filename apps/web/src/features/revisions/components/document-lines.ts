@@ -45,7 +45,13 @@ export function linesOf(value: unknown): Line[] {
       }
       lines.push({ text: `${indent}${prefix}{`, path });
       entries.forEach(([key, item], i) =>
-        walk(item, join(key), `${indent}  `, `${JSON.stringify(key)}: `, i < entries.length - 1 ? ',' : ''),
+        walk(
+          item,
+          join(key),
+          `${indent}  `,
+          `${JSON.stringify(key)}: `,
+          i < entries.length - 1 ? ',' : '',
+        ),
       );
       lines.push({ text: `${indent}}${comma}`, path });
       return;

@@ -2,7 +2,8 @@ import type { ConfigDocument } from '@ipfe/schema';
 import type { RevisionDiff as Diff } from '../api/get-revision-diff';
 import { isWithin, keyedConfig, linesOf } from './document-lines';
 
-const show = (v: unknown) => (v === undefined ? '' : JSON.stringify(v, null, 1).replace(/\n\s*/g, ' '));
+const show = (v: unknown) =>
+  v === undefined ? '' : JSON.stringify(v, null, 1).replace(/\n\s*/g, ' ');
 
 function Side({
   document,
@@ -17,11 +18,19 @@ function Side({
   return (
     <section className="diff-side" aria-label={`Revision ${document.revision}`}>
       <h2>Revision {document.revision}</h2>
-      <pre className="document" tabIndex={0} aria-label={`Configuration of revision ${document.revision}`}>
+      <pre
+        className="document"
+        tabIndex={0}
+        aria-label={`Configuration of revision ${document.revision}`}
+      >
         {lines.map((line, i) => {
           const hit = isWithin(line.path, highlight) && line.path !== '';
           return (
-            <span key={i} className={hit ? `line line-${kind}` : 'line'} data-changed={hit || undefined}>
+            <span
+              key={i}
+              className={hit ? `line line-${kind}` : 'line'}
+              data-changed={hit || undefined}
+            >
               {line.text}
               {'\n'}
             </span>
@@ -33,7 +42,15 @@ function Side({
 }
 
 /** Two revisions side by side, the changed paths highlighted, and the list of changes. */
-export function RevisionDiff({ diff, from, to }: { diff: Diff; from: ConfigDocument; to: ConfigDocument }) {
+export function RevisionDiff({
+  diff,
+  from,
+  to,
+}: {
+  diff: Diff;
+  from: ConfigDocument;
+  to: ConfigDocument;
+}) {
   const changes = [
     ...diff.changed.map((c) => ({ kind: 'changed', path: c.path, old: c.old, new: c.new })),
     ...diff.removed.map((c) => ({ kind: 'removed', path: c.path, old: c.value, new: undefined })),
@@ -44,7 +61,9 @@ export function RevisionDiff({ diff, from, to }: { diff: Diff; from: ConfigDocum
   return (
     <>
       {changes.length === 0 ? (
-        <p className="empty">Revisions {diff.from} and {diff.to} hold the same configuration.</p>
+        <p className="empty">
+          Revisions {diff.from} and {diff.to} hold the same configuration.
+        </p>
       ) : (
         <table className="data-table diff-table">
           <caption>

@@ -18,7 +18,11 @@ export function RevisionDocument({ document }: { document: ConfigDocument }) {
           {config.xsiNetworks.length} XSI networks, {config.peerNodeGroups.length} peer node groups
         </dd>
       </dl>
-      <pre className="document" tabIndex={0} aria-label={`Configuration of revision ${document.revision}`}>
+      <pre
+        className="document"
+        tabIndex={0}
+        aria-label={`Configuration of revision ${document.revision}`}
+      >
         {linesOf(keyedConfig(config))
           .map((l) => l.text)
           .join('\n')}

@@ -36,7 +36,12 @@ export function RevisionsList({
         }}
       >
         <label htmlFor="diff-from">From revision</label>
-        <select id="diff-from" className="input" value={from} onChange={(e) => setFrom(e.target.value)}>
+        <select
+          id="diff-from"
+          className="input"
+          value={from}
+          onChange={(e) => setFrom(e.target.value)}
+        >
           {numbers.map((n) => (
             <option key={n} value={n}>
               {n === 0 ? '0 (empty)' : n}

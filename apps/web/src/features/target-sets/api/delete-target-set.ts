@@ -7,7 +7,10 @@ export async function deleteTargetSet(
   number: number,
   queryClient: ReturnType<typeof useQueryClient>,
 ) {
-  const current = await queryClient.fetchQuery({ ...getTargetSetQueryOptions(number), staleTime: 0 });
+  const current = await queryClient.fetchQuery({
+    ...getTargetSetQueryOptions(number),
+    staleTime: 0,
+  });
   return api.delete(`/api/target-sets/${encodeURIComponent(number)}`, current.etag);
 }
 

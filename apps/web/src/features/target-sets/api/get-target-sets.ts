@@ -1,8 +1,14 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { DerivedTargetSet } from '@ipfe/schema';
+import type { DerivedTargetSet, IpfeSlot } from '@ipfe/schema';
 import { api, type FieldIssue } from '@/lib/api-client';
 
-export type TargetSetView = DerivedTargetSet & { warnings: FieldIssue[] };
+export type TargetSetView = DerivedTargetSet & {
+  warnings: FieldIssue[];
+  /** The IPFE serving the primary TSA now, as the agents report it; null: none reports it. */
+  owner?: IpfeSlot | null;
+  /** Servers able to take new connections, out of all listed, from the serving agent. */
+  activeBindings?: { available: number; total: number } | null;
+};
 
 export const targetSetsQueryKey = ['target-sets'] as const;
 

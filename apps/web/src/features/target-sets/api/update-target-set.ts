@@ -4,8 +4,15 @@ import { api } from '@/lib/api-client';
 import { getTargetSetQueryOptions } from './get-target-set';
 import type { TargetSetView } from './get-target-sets';
 
-export const updateTargetSet = ({ number, data, etag }: { number: number; data: TargetSetInput; etag: string | null }) =>
-  api.put<TargetSetView>(`/api/target-sets/${encodeURIComponent(number)}`, data, etag);
+export const updateTargetSet = ({
+  number,
+  data,
+  etag,
+}: {
+  number: number;
+  data: TargetSetInput;
+  etag: string | null;
+}) => api.put<TargetSetView>(`/api/target-sets/${encodeURIComponent(number)}`, data, etag);
 
 export function useUpdateTargetSet() {
   const queryClient = useQueryClient();

@@ -1,4 +1,10 @@
-import { chancePct, DESCRIPTION_LENGTH, TARGET_SET_SERVERS, WEIGHT, type AppServer } from '@ipfe/schema';
+import {
+  chancePct,
+  DESCRIPTION_LENGTH,
+  TARGET_SET_SERVERS,
+  WEIGHT,
+  type AppServer,
+} from '@ipfe/schema';
 import { useEffect, useId, useRef } from 'react';
 import {
   useFieldArray,
@@ -39,7 +45,11 @@ export function IpList({
   /** An issue of the list as a whole (partly overlapping lists, all weights 0). */
   listError: string | undefined;
 }) {
-  const { control, register, setValue, getValues, watch } = useFormContext<TargetSetFormValues>();
+  const { control, register, setValue, getValues, watch, clearErrors } =
+    useFormContext<TargetSetFormValues>();
+  // The list's own issue (overlap, all weights 0) as the last save found it goes once the list
+  // changes; from then on the live check (`listError`) tells.
+  const listChanged = () => clearErrors('servers.root' as 'servers');
   const { errors } = useFormState({ control, name: 'servers' });
   const { fields, append, remove } = useFieldArray({ control, name: 'servers' });
   // watch(), not useWatch(): right after a row is removed, the rows must match `fields`.
@@ -66,6 +76,7 @@ export function IpList({
   }, [hasSecondary, secondaryTsa, appServers, getValues, setValue]);
 
   const onAddressChange = (index: number, address: string) => {
+    listChanged();
     const current = getValues(`servers.${index}.secondaryAddress`);
     const choices = secondaryChoices(appServers, address, secondaryTsa);
     if (current !== '' && !choices.includes(current)) {
@@ -84,7 +95,8 @@ export function IpList({
         root?: FieldError;
       })
     | undefined;
-  const listMessage = listError ?? rowErrors?.root?.message ?? (errors.servers as FieldError | undefined)?.message;
+  const listMessage =
+    listError ?? rowErrors?.root?.message ?? (errors.servers as FieldError | undefined)?.message;
 
   return (
     <div className="ip-list">
@@ -199,7 +211,10 @@ export function IpList({
                     aria-label={`Weighting, row ${n}`}
                     aria-invalid={err?.weight ? true : undefined}
                     aria-describedby={err?.weight ? `${cell('weight')}-error` : undefined}
-                    {...register(`servers.${index}.weight`, { valueAsNumber: true })}
+                    {...register(`servers.${index}.weight`, {
+                      valueAsNumber: true,
+                      onChange: listChanged,
+                    })}
                   />
                   <FieldMessage id={cell('weight')} error={err?.weight?.message} />
                 </td>
@@ -218,7 +233,10 @@ export function IpList({
                     variant="link"
                     aria-label={`Remove row ${n}${address ? ` (${address})` : ''}`}
                     disabled={fields.length <= TARGET_SET_SERVERS.min}
-                    onClick={() => remove(index)}
+                    onClick={() => {
+                      listChanged();
+                      remove(index);
+                    }}
                   >
                     Remove
                   </Button>
@@ -236,7 +254,10 @@ export function IpList({
       )}
       <div className="ip-list-foot">
         <Button
-          onClick={() => append(newServerRow(), { focusName: `servers.${fields.length}.address` })}
+          onClick={() => {
+            listChanged();
+            append(newServerRow(), { focusName: `servers.${fields.length}.address` });
+          }}
           disabled={!canAdd}
         >
           Add server
@@ -245,15 +266,17 @@ export function IpList({
           {fields.length} of at most {TARGET_SET_SERVERS.max} rows. IP Address: an application
           server address of the Target Set&apos;s family ({familyLabel}), each once. Secondary IP
           Address: the same server&apos;s other address, required when the Target Set has a
-          Secondary Address. Weighting: {WEIGHT.min}–{WEIGHT.max}, default {WEIGHT.default};
-          chance of selection = weight / sum of weights × 100. Two Target Sets&apos; lists must be
+          Secondary Address. Weighting: {WEIGHT.min}–{WEIGHT.max}, default {WEIGHT.default}; chance
+          of selection = weight / sum of weights × 100. Two Target Sets&apos; lists must be
           identical or disjoint.
         </span>
       </div>
       <ShareChart
         title="Share of new connections per server"
         shares={rows.map((r, i) => ({
-          label: r.address ? `${r.address}${serverOf(appServers, r.address) ? ` (${serverOf(appServers, r.address)!.name})` : ''}` : `row ${i + 1}`,
+          label: r.address
+            ? `${r.address}${serverOf(appServers, r.address) ? ` (${serverOf(appServers, r.address)!.name})` : ''}`
+            : `row ${i + 1}`,
           pct: chancePct(weightOf(r.weight), total),
         }))}
       />

@@ -39,7 +39,13 @@ export function ShareChart({ shares, title }: { shares: Share[]; title: string }
               <text x={LABEL_WIDTH - 8} y={y + 13} textAnchor="end" className="share-label">
                 {s.label}
               </text>
-              <rect x={LABEL_WIDTH} y={y + 2} width={BAR_WIDTH} height={ROW - 6} className="share-track" />
+              <rect
+                x={LABEL_WIDTH}
+                y={y + 2}
+                width={BAR_WIDTH}
+                height={ROW - 6}
+                className="share-track"
+              />
               <rect x={LABEL_WIDTH} y={y + 2} width={w} height={ROW - 6} className="share-bar" />
               <text x={LABEL_WIDTH + BAR_WIDTH + 6} y={y + 13} className="share-value">
                 {s.pct.toFixed(1)} %

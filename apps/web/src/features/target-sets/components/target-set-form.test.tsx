@@ -8,7 +8,10 @@ import type { TargetSetView } from '../api/get-target-sets';
 import type { TargetSetContext } from './form-model';
 import { TargetSetForm, type TargetSetFormProps } from './target-set-form';
 
-function saved(body: TargetSet, warnings: TargetSetView['warnings'] = []): Versioned<TargetSetView> {
+function saved(
+  body: TargetSet,
+  warnings: TargetSetView['warnings'] = [],
+): Versioned<TargetSetView> {
   return { data: { ...targetSetView(body), warnings }, etag: '"e2"', revision: 7 };
 }
 
@@ -29,7 +32,7 @@ function renderForm(props: Partial<TargetSetFormProps> & { ctx?: TargetSetContex
       {...props}
     />,
   );
-  return { ...view, save: props.save ?? save, onDone, onReload, onInserted };
+  return { ...view, save: (props.save ?? save) as typeof save, onDone, onReload, onInserted };
 }
 
 const section = (name: string) => screen.getByRole('region', { name });
@@ -115,7 +118,9 @@ describe('TargetSetForm (Insert)', () => {
     expect(mps).toBeVisible();
     expect(mps).toBeDisabled();
     expect(screen.getByLabelText('Peer Node Aware Least Load')).toBeDisabled();
-    expect(within(section('Least Load Parameters')).getByText('Not used by the Hash algorithm')).toBeInTheDocument();
+    expect(
+      within(section('Least Load Parameters')).getByText('Not used by the Hash algorithm'),
+    ).toBeInTheDocument();
     await user.click(screen.getByRole('radio', { name: 'Least Load' }));
     expect(mps).toBeEnabled();
   });
@@ -158,7 +163,9 @@ describe('TargetSetForm (Insert)', () => {
     await user.clear(deleteAge);
     await user.type(deleteAge, '300');
     expect(screen.getByText(MESSAGES.deleteAgeInadvisable)).toBeInTheDocument();
-    expect(deleteAge).toHaveAccessibleDescription(new RegExp(MESSAGES.deleteAgeInadvisable.slice(0, 20)));
+    expect(deleteAge).toHaveAccessibleDescription(
+      new RegExp(MESSAGES.deleteAgeInadvisable.slice(0, 20)),
+    );
     await fillValid(user);
     await user.click(screen.getByRole('button', { name: 'OK' }));
     expect(save).toHaveBeenCalledTimes(1);
@@ -168,7 +175,9 @@ describe('TargetSetForm (Insert)', () => {
     const { user } = renderForm();
     const first = screen.getByLabelText('IP Address, row 1');
     const choices = () =>
-      within(screen.getByLabelText(`IP Address, row ${within(ipList()).getAllByRole('row').length - 1}`))
+      within(
+        screen.getByLabelText(`IP Address, row ${within(ipList()).getAllByRole('row').length - 1}`),
+      )
         .getAllByRole('option')
         .map((o) => o.getAttribute('value'))
         .filter(Boolean);
@@ -199,7 +208,9 @@ describe('TargetSetForm (Insert)', () => {
     await user.selectOptions(row1, 'fd00::12');
     const secondary = screen.getByLabelText('Secondary IP Address, row 1');
     expect(secondary).toBeDisabled();
-    expect(within(section('Secondary Public IP Address')).getByRole('radio', { name: 'IPFE-A2' })).toBeDisabled();
+    expect(
+      within(section('Secondary Public IP Address')).getByRole('radio', { name: 'IPFE-A2' }),
+    ).toBeDisabled();
     await user.type(screen.getByLabelText('Secondary Address'), '192.168.10.201');
     expect(secondary).toBeEnabled();
     // The server's only other address is filled in; it is the only choice.
@@ -211,7 +222,9 @@ describe('TargetSetForm (Insert)', () => {
         .filter(Boolean),
     ).toEqual(['192.168.10.12']);
     // The secondary's Active IPFE complements the primary's.
-    expect(within(section('Secondary Public IP Address')).getByRole('radio', { name: 'IPFE-A2' })).toBeChecked();
+    expect(
+      within(section('Secondary Public IP Address')).getByRole('radio', { name: 'IPFE-A2' }),
+    ).toBeChecked();
   });
 
   it('shows each row’s port range and chance of selection, live, and a bar per server', async () => {
@@ -228,7 +241,9 @@ describe('TargetSetForm (Insert)', () => {
     expect(screen.getByLabelText('Chance of selection, row 1')).toHaveTextContent('25.0 %');
     expect(screen.getByLabelText('Chance of selection, row 2')).toHaveTextContent('75.0 %');
     const chart = screen.getByRole('img', { name: /Share of new connections per server/ });
-    expect(chart).toHaveAccessibleName(/192\.168\.10\.13 \(mp3\): 25\.0 %; 192\.168\.10\.14 \(mp4\): 75\.0 %/);
+    expect(chart).toHaveAccessibleName(
+      /192\.168\.10\.13 \(mp3\): 25\.0 %; 192\.168\.10\.14 \(mp4\): 75\.0 %/,
+    );
     expect(row(2)).toHaveTextContent('17920–18431');
   });
 
@@ -240,7 +255,9 @@ describe('TargetSetForm (Insert)', () => {
     await user.selectOptions(screen.getByLabelText('IP Address, row 2'), '192.168.10.13');
     await user.click(screen.getByRole('button', { name: 'OK' }));
     expect(
-      await screen.findByText(/The IP list partly overlaps the IP list of Target Set 1 \(shared: 192\.168\.10\.11\)/),
+      await screen.findByText(
+        /The IP list partly overlaps the IP list of Target Set 1 \(shared: 192\.168\.10\.11\)/,
+      ),
     ).toBeInTheDocument();
     expect(save).not.toHaveBeenCalled();
   });
@@ -258,7 +275,9 @@ describe('TargetSetForm (Insert)', () => {
       algorithm: 'leastLoad',
       primary: { address: '192.168.10.200', activeIpfe: 'A1' },
       secondary: null,
-      servers: [{ address: '192.168.10.13', secondaryAddress: null, description: 'rack 3', weight: 100 }],
+      servers: [
+        { address: '192.168.10.13', secondaryAddress: null, description: 'rack 3', weight: 100 },
+      ],
     });
     expect(onDone).toHaveBeenCalledWith(
       expect.objectContaining({ kind: 'saved', message: 'Target Set 2 saved as revision 7.' }),
@@ -277,7 +296,9 @@ describe('TargetSetForm (Insert)', () => {
     await fillValid(user);
     await user.click(screen.getByRole('button', { name: 'Apply' }));
     const address = screen.getByLabelText(/^\*?Address$/);
-    expect(address).toHaveAccessibleDescription(/192\.168\.10\.200 is already used by Target Set 9/);
+    expect(address).toHaveAccessibleDescription(
+      /192\.168\.10\.200 is already used by Target Set 9/,
+    );
     expect(screen.getByLabelText('Weighting, row 1')).toHaveAccessibleDescription(
       /Weighting is not what the server wants/,
     );
@@ -326,7 +347,11 @@ describe('TargetSetForm (Edit)', () => {
         current: targetSet1,
       });
     });
-    const { user, onReload } = renderForm({ targetSet: targetSet1, ctx: context({ editing: 1 }), save });
+    const { user, onReload } = renderForm({
+      targetSet: targetSet1,
+      ctx: context({ editing: 1 }),
+      save,
+    });
     const weight = screen.getByLabelText('Weighting, row 2');
     await user.clear(weight);
     await user.type(weight, '70');

@@ -93,7 +93,9 @@ export function TargetSetForm({
 
   const live = useMemo(() => checkInContext(values, context), [values, context]);
   const listTouched = isSubmitted || Boolean(touchedFields.servers);
-  const listIssue = listTouched ? live.errors.find((e) => e.path === 'servers')?.message : undefined;
+  const listIssue = listTouched
+    ? live.errors.find((e) => e.path === 'servers')?.message
+    : undefined;
 
   const place = (path: string) => placeTargetSetIssue(path, editing);
   const { onSubmit, outcome, intent } = useSave({
@@ -140,7 +142,9 @@ export function TargetSetForm({
   const standbyText = (active: IpfeSlot | '' | undefined) => {
     if (!active) return 'None';
     const standby = standbyOf(options, active);
-    return standby ? slotLabel(standby) : `None (the mate of ${slotLabel(active)} is not configured)`;
+    return standby
+      ? slotLabel(standby)
+      : `None (the mate of ${slotLabel(active)} is not configured)`;
   };
 
   const isHash = values.algorithm === 'hash';

@@ -15,14 +15,16 @@ function Algorithm({ ts }: { ts: TargetSetView }) {
       <span className="sub">
         Fm/Fc {ll.mpsFactor}/{ll.connectionCountFactor} · deviation {ll.allowedDeviation}
       </span>
-      <span className="sub">
-        PNA {ll.peerNodeAware ? `on, D ${ll.peerNodeThreshold}` : 'off'}
-      </span>
+      <span className="sub">PNA {ll.peerNodeAware ? `on, D ${ll.peerNodeThreshold}` : 'off'}</span>
     </>
   );
 }
 
-function Tsa({ tsa }: { tsa: { address: string; activeIpfe: IpfeSlot; standbyIpfe: IpfeSlot | null } | null }) {
+function Tsa({
+  tsa,
+}: {
+  tsa: { address: string; activeIpfe: IpfeSlot; standbyIpfe: IpfeSlot | null } | null;
+}) {
   if (!tsa) return <>—</>;
   return (
     <>
@@ -50,125 +52,135 @@ export function TargetSetsView({
   const columns = 10 + (onSelect ? 1 : 0);
   return (
     <div className="table-scroll">
-    <table className="data-table ts-table">
-      <caption className="visually-hidden">Target Sets, each with its IP list</caption>
-      <thead>
-        <tr>
-          {onSelect && (
-            <th scope="col" className="col-select">
-              <span className="visually-hidden">Select</span>
+      <table className="data-table ts-table">
+        <caption className="visually-hidden">Target Sets, each with its IP list</caption>
+        <thead>
+          <tr>
+            {onSelect && (
+              <th scope="col" className="col-select">
+                <span className="visually-hidden">Select</span>
+              </th>
+            )}
+            <th scope="col">TS #</th>
+            <th scope="col">State</th>
+            <th scope="col">Protocols</th>
+            <th scope="col">Primary TSA</th>
+            <th scope="col">Secondary TSA</th>
+            <th scope="col">Algorithm</th>
+            <th scope="col" className="num">
+              Delete Age (s)
             </th>
-          )}
-          <th scope="col">TS #</th>
-          <th scope="col">State</th>
-          <th scope="col">Protocols</th>
-          <th scope="col">Primary TSA</th>
-          <th scope="col">Secondary TSA</th>
-          <th scope="col">Algorithm</th>
-          <th scope="col" className="num">
-            Delete Age (s)
-          </th>
-          <th scope="col">Initiator Support</th>
-          <th scope="col">Owner (live)</th>
-          <th scope="col">Active bindings</th>
-        </tr>
-      </thead>
-      {targetSets.map((ts) => {
-        const isSelected = selected === ts.number;
-        return (
-          <Fragment key={ts.number}>
-            <tbody className={`ts-group ${isSelected ? 'selected' : ''}`}>
-              <tr onClick={onSelect ? () => onSelect(ts.number) : undefined}>
-                {onSelect && (
-                  <td className="col-select" rowSpan={2}>
-                    <input
-                      type="radio"
-                      name="target-set"
-                      aria-label={`Select Target Set ${ts.number}`}
-                      checked={isSelected}
-                      onChange={() => onSelect(ts.number)}
-                    />
-                  </td>
-                )}
-                <th scope="row" className="num">
-                  {ts.number}
-                  <span className="sub">{ts.family === 'ipv4' ? 'IPv4' : 'IPv6'}</span>
-                </th>
-                <td>
-                  <span className={`badge ${ts.disabled ? 'badge-off' : 'badge-on'}`}>
-                    {ts.disabled ? 'Disabled' : 'Enabled'}
-                  </span>
-                </td>
-                <td>{PROTOCOLS[ts.protocols]}</td>
-                <td>
-                  <Tsa tsa={ts.primary} />
-                </td>
-                <td>
-                  <Tsa tsa={ts.secondary} />
-                </td>
-                <td>
-                  <Algorithm ts={ts} />
-                </td>
-                <td className="num">
-                  {ts.deleteAgeSeconds}
-                  {ts.warnings.some((w) => w.path === 'deleteAgeSeconds') && (
-                    <span className="sub warn">below default</span>
+            <th scope="col">Initiator Support</th>
+            <th scope="col">Owner (live)</th>
+            <th scope="col">Active bindings</th>
+          </tr>
+        </thead>
+        {targetSets.map((ts) => {
+          const isSelected = selected === ts.number;
+          return (
+            <Fragment key={ts.number}>
+              <tbody className={`ts-group ${isSelected ? 'selected' : ''}`}>
+                <tr onClick={onSelect ? () => onSelect(ts.number) : undefined}>
+                  {onSelect && (
+                    <td className="col-select" rowSpan={2}>
+                      <input
+                        type="radio"
+                        name="target-set"
+                        aria-label={`Select Target Set ${ts.number}`}
+                        checked={isSelected}
+                        onChange={() => onSelect(ts.number)}
+                      />
+                    </td>
                   )}
-                </td>
-                <td>{ts.initiatorSupport ? 'Enabled' : 'Disabled'}</td>
-                <td>
-                  <span title="No IPFE agent status yet">—</span>
-                </td>
-                <td>
-                  <span title="No IPFE agent status yet">—/{ts.servers.length}</span>
-                </td>
-              </tr>
-              <tr className="ts-ip-list">
-                <td colSpan={columns - (onSelect ? 1 : 0)}>
-                  <table className="nested-table">
-                    <caption className="visually-hidden">
-                      IP list of Target Set {ts.number}
-                    </caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">IP Address</th>
-                        <th scope="col">Secondary IP Address</th>
-                        <th scope="col">Application server</th>
-                        <th scope="col">Description</th>
-                        <th scope="col" className="num">
-                          Weighting
-                        </th>
-                        <th scope="col" className="num">
-                          Chance
-                        </th>
-                        <th scope="col" className="num">
-                          Initiator Port Range
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {ts.servers.map((s) => (
-                        <tr key={s.address}>
-                          <td>
-                            <code>{s.address}</code>
-                          </td>
-                          <td>{s.secondaryAddress ? <code>{s.secondaryAddress}</code> : '—'}</td>
-                          <td>{s.appServer ?? '—'}</td>
-                          <td>{s.description || '—'}</td>
-                          <td className="num">{s.weight}</td>
-                          <td className="num">{s.chancePct.toFixed(1)} %</td>
-                          <td className="num">{range(s.initiatorPortRange)}</td>
+                  <th scope="row" className="num">
+                    {ts.number}
+                    <span className="sub">{ts.family === 'ipv4' ? 'IPv4' : 'IPv6'}</span>
+                  </th>
+                  <td>
+                    <span className={`badge ${ts.disabled ? 'badge-off' : 'badge-on'}`}>
+                      {ts.disabled ? 'Disabled' : 'Enabled'}
+                    </span>
+                  </td>
+                  <td>{PROTOCOLS[ts.protocols]}</td>
+                  <td>
+                    <Tsa tsa={ts.primary} />
+                  </td>
+                  <td>
+                    <Tsa tsa={ts.secondary} />
+                  </td>
+                  <td>
+                    <Algorithm ts={ts} />
+                  </td>
+                  <td className="num">
+                    {ts.deleteAgeSeconds}
+                    {ts.warnings.some((w) => w.path === 'deleteAgeSeconds') && (
+                      <span className="sub warn">below default</span>
+                    )}
+                  </td>
+                  <td>{ts.initiatorSupport ? 'Enabled' : 'Disabled'}</td>
+                  <td>
+                    {ts.owner ? (
+                      slot(ts.owner)
+                    ) : (
+                      <span title="No IPFE agent reports this address">—</span>
+                    )}
+                  </td>
+                  <td className="num">
+                    {ts.activeBindings ? (
+                      `${ts.activeBindings.available}/${ts.activeBindings.total}`
+                    ) : (
+                      <span title="No IPFE agent reports this Target Set">
+                        —/{ts.servers.length}
+                      </span>
+                    )}
+                  </td>
+                </tr>
+                <tr className="ts-ip-list">
+                  <td colSpan={columns - (onSelect ? 1 : 0)}>
+                    <table className="nested-table">
+                      <caption className="visually-hidden">
+                        IP list of Target Set {ts.number}
+                      </caption>
+                      <thead>
+                        <tr>
+                          <th scope="col">IP Address</th>
+                          <th scope="col">Secondary IP Address</th>
+                          <th scope="col">Application server</th>
+                          <th scope="col">Description</th>
+                          <th scope="col" className="num">
+                            Weighting
+                          </th>
+                          <th scope="col" className="num">
+                            Chance
+                          </th>
+                          <th scope="col" className="num">
+                            Initiator Port Range
+                          </th>
                         </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </td>
-              </tr>
-            </tbody>
-          </Fragment>
-        );
-      })}
-    </table>
+                      </thead>
+                      <tbody>
+                        {ts.servers.map((s) => (
+                          <tr key={s.address}>
+                            <td>
+                              <code>{s.address}</code>
+                            </td>
+                            <td>{s.secondaryAddress ? <code>{s.secondaryAddress}</code> : '—'}</td>
+                            <td>{s.appServer ?? '—'}</td>
+                            <td>{s.description || '—'}</td>
+                            <td className="num">{s.weight}</td>
+                            <td className="num">{s.chancePct.toFixed(1)} %</td>
+                            <td className="num">{range(s.initiatorPortRange)}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </td>
+                </tr>
+              </tbody>
+            </Fragment>
+          );
+        })}
+      </table>
     </div>
   );
 }

@@ -7,7 +7,10 @@ export async function deleteXsiNetwork(
   name: string,
   queryClient: ReturnType<typeof useQueryClient>,
 ) {
-  const current = await queryClient.fetchQuery({ ...getXsiNetworkQueryOptions(name), staleTime: 0 });
+  const current = await queryClient.fetchQuery({
+    ...getXsiNetworkQueryOptions(name),
+    staleTime: 0,
+  });
   return api.delete(`/api/xsi-networks/${encodeURIComponent(name)}`, current.etag);
 }
 

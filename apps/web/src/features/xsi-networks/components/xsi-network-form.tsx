@@ -1,4 +1,10 @@
-import { MESSAGES, NAME_LENGTH, XSI_NETWORKS_MAX, xsiNetworkSchema, type XsiNetwork } from '@ipfe/schema';
+import {
+  MESSAGES,
+  NAME_LENGTH,
+  XSI_NETWORKS_MAX,
+  xsiNetworkSchema,
+  type XsiNetwork,
+} from '@ipfe/schema';
 import { useFormState } from 'react-hook-form';
 import {
   Form,

@@ -24,8 +24,8 @@ export function XsiNetworksList({
       ]}
       empty={
         <p>
-          No XSI network yet. Every Target Set address and every application server address must
-          lie on an XSI network: insert one first.
+          No XSI network yet. Every Target Set address and every application server address must lie
+          on an XSI network: insert one first.
         </p>
       }
     />

@@ -1,0 +1,85 @@
+import { screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { MESSAGES } from '@ipfe/schema';
+import { options } from '@/testing/fixtures';
+import { renderWithRouter } from '@/testing/render';
+import { OptionsForm, placeOptionsIssue, toOptionsBody, toFormValues } from './options-form';
+
+describe('OptionsForm', () => {
+  it('shows the IPFE slots and the global options in the source sections', () => {
+    renderWithRouter(
+      <OptionsForm
+        options={options}
+        etag='"o"'
+        readOnly={false}
+        lockedSlots={{}}
+        onReload={vi.fn()}
+      />,
+    );
+    expect(screen.getByLabelText('IPFE A1 address')).toHaveValue('10.0.0.1');
+    expect(screen.getByLabelText('IPFE B1 address')).toHaveValue('');
+    for (const name of [
+      'IPFE Addresses',
+      'Inter-IPFE Synchronization',
+      'Traffic Forwarding',
+      'Application Server Monitoring',
+      'Packet Counting',
+    ]) {
+      expect(screen.getByRole('region', { name })).toBeInTheDocument();
+    }
+    expect(screen.getByLabelText(/Forwarded ports/)).toHaveValue('3868');
+    expect(screen.getByRole('radio', { name: 'Heartbeat' })).toBeChecked();
+  });
+
+  it('makes the address of an IPFE that a Target Set uses read-only, and says why', () => {
+    renderWithRouter(
+      <OptionsForm
+        options={options}
+        etag='"o"'
+        readOnly={false}
+        lockedSlots={{ A1: [1, 4] }}
+        onReload={vi.fn()}
+      />,
+    );
+    const a1 = screen.getByLabelText('IPFE A1 address');
+    expect(a1).toHaveAttribute('readonly');
+    expect(a1).toHaveAccessibleDescription(`${MESSAGES.readOnly}: Active IPFE of Target Set 1, 4`);
+    expect(screen.getByLabelText('IPFE A2 address')).not.toHaveAttribute('readonly');
+  });
+
+  it('checks fields as the schema does when the operator leaves them', async () => {
+    const { user } = renderWithRouter(
+      <OptionsForm
+        options={options}
+        etag='"o"'
+        readOnly={false}
+        lockedSlots={{}}
+        onReload={vi.fn()}
+      />,
+    );
+    const ports = screen.getByLabelText(/Forwarded ports/);
+    await user.clear(ports);
+    await user.type(ports, '3868, 3868');
+    await user.tab();
+    expect(screen.getByText('Forwarded port 3868 is listed twice')).toBeInTheDocument();
+    const timeout = screen.getByLabelText(/Connect timeout/);
+    await user.clear(timeout);
+    await user.type(timeout, '1');
+    await user.tab();
+    expect(
+      screen.getByText(`Connect timeout: ${MESSAGES.connectTimeoutTooShort}`),
+    ).toBeInTheDocument();
+  });
+
+  it('turns the form into the API body: empty address = not configured, ports as a list', () => {
+    const values = toFormValues(options);
+    values.forwardedPorts = '3868 3869,3870';
+    values.ipfe.A2.address = ' ';
+    const body = toOptionsBody(values);
+    expect(body.forwardedPorts).toEqual([3868, 3869, 3870]);
+    expect(body.ipfe).toMatchObject({ A1: { address: '10.0.0.1' }, A2: null, B1: null, B2: null });
+    expect(placeOptionsIssue('forwardedPorts.1')).toBe('forwardedPorts');
+    expect(placeOptionsIssue('ipfe.B2.address')).toBe('ipfe.B2.address');
+    expect(placeOptionsIssue('nonsense')).toBeNull();
+  });
+});

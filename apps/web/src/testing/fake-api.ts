@@ -1,0 +1,110 @@
+import type { Options, XsiNetwork, AppServer, PeerNodeGroup } from '@ipfe/schema';
+import { vi } from 'vitest';
+import type { Role } from '@/lib/auth';
+import type { TargetSetView } from '@/features/target-sets/api/get-target-sets';
+import { appServers, options, targetSet1, xsiNetworks } from './fixtures';
+
+export interface FakeState {
+  user: { name: string; role: Role } | null;
+  /** The password every user has in this fake. */
+  password: string;
+  options: Options;
+  xsiNetworks: XsiNetwork[];
+  appServers: AppServer[];
+  peerNodeGroups: PeerNodeGroup[];
+  targetSets: TargetSetView[];
+  /** Requests as the fake saw them: "GET /api/options". */
+  log: string[];
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+const unauthenticated = () =>
+  json(401, {
+    error: {
+      code: 'UNAUTHENTICATED',
+      message: 'Log in first (your session may have expired)',
+      fields: [],
+    },
+  });
+
+/**
+ * A small stand-in for the OAM API, enough for the pages to load: sessions, and reads of every
+ * collection. Changes are left to the e2e suite, which runs the real API.
+ */
+export function installFakeApi(initial: Partial<FakeState> = {}) {
+  const state: FakeState = {
+    user: { name: 'olga', role: 'operator' },
+    password: 'secret123',
+    options,
+    xsiNetworks: xsiNetworks.map((n) => ({ ...n, warnings: [] })),
+    appServers: appServers.map((s) => ({ ...s, warnings: [] })),
+    peerNodeGroups: [],
+    targetSets: [targetSet1],
+    log: [],
+    ...initial,
+  };
+  const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const url = new URL(String(input), 'http://oam.test');
+    const method = (init.method ?? 'GET').toUpperCase();
+    const path = url.pathname;
+    state.log.push(`${method} ${path}`);
+    if (path === '/api/session') {
+      if (method === 'POST') {
+        const body = JSON.parse(String(init.body)) as { username: string; password: string };
+        if (body.password !== state.password) {
+          return json(401, {
+            error: { code: 'UNAUTHENTICATED', message: 'Wrong user name or password', fields: [] },
+          });
+        }
+        state.user = {
+          name: body.username,
+          role: body.username === 'vera' ? 'viewer' : 'operator',
+        };
+        return json(200, { user: state.user, csrfToken: 'csrf-1' });
+      }
+      if (method === 'DELETE') {
+        state.user = null;
+        return json(204, null);
+      }
+      return state.user ? json(200, { user: state.user, csrfToken: 'csrf-1' }) : unauthenticated();
+    }
+    if (!state.user) return unauthenticated();
+    if (method !== 'GET')
+      return json(405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'fake', fields: [] } });
+    const lists: Record<string, unknown[]> = {
+      '/api/xsi-networks': state.xsiNetworks,
+      '/api/app-servers': state.appServers,
+      '/api/peer-node-groups': state.peerNodeGroups,
+      '/api/target-sets': state.targetSets,
+    };
+    if (path === '/api/options') return json(200, state.options, { etag: '"options-1"' });
+    if (lists[path]) return json(200, { items: lists[path] });
+    const ts = /^\/api\/target-sets\/(\d+)$/.exec(path);
+    if (ts) {
+      const found = state.targetSets.find((t) => t.number === Number(ts[1]));
+      return found
+        ? json(200, found, { etag: '"ts-1"' })
+        : json(404, {
+            error: { code: 'NOT_FOUND', message: `Target Set ${ts[1]} does not exist`, fields: [] },
+          });
+    }
+    if (path === '/api/revisions') return json(200, { items: [], total: 0 });
+    return json(404, {
+      error: { code: 'NOT_FOUND', message: `No route ${method} ${path}`, fields: [] },
+    });
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  return {
+    state,
+    fetchMock,
+    /** The session ends on the server side: every later request answers 401. */
+    expireSession: () => {
+      state.user = null;
+    },
+  };
+}

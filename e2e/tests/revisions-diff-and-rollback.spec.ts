@@ -1,0 +1,82 @@
+import { authFile } from '../support/env';
+import { expect, expectAccessible, test } from '../support/fixtures';
+
+test.use({ storageState: authFile('operator') });
+
+test('an operator compares two revisions side by side and rolls back to the earlier one', async ({
+  page,
+  api,
+}) => {
+  const lab = await api.lab(8);
+  const [mp1, mp2] = lab.servers;
+  const ts = await lab.targetSet({
+    family: 'ipv4',
+    primary: { address: lab.tsa4 },
+    deleteAgeSeconds: 900,
+    servers: [{ address: mp1!.v4 }, { address: mp2!.v4 }],
+  });
+  const before = Number((await api.get('/api/revisions')).body.total);
+
+  // A change through the GUI: Delete Age 900 → 1200.
+  await page.goto(`/target-sets/${ts.number}/edit`);
+  await page.getByLabel('Delete Age (s)').fill('1200');
+  await page.getByRole('button', { name: 'OK' }).click();
+  await expect(page.getByText(/saved as revision/)).toBeVisible();
+  const changed = before + 1;
+
+  await page
+    .getByRole('navigation', { name: 'Main menu' })
+    .getByRole('link', { name: 'Revisions' })
+    .click();
+  const log = page.getByRole('table', { name: /Configuration revisions/ });
+  await expect(log.getByRole('row').nth(1)).toContainText(
+    new RegExp(`${changed}.*olga.*Edit Target Set ${ts.number}`),
+  );
+  await expect(log).toContainText(`Insert Target Set ${ts.number}`);
+
+  await page.getByLabel('From revision', { exact: true }).selectOption(String(before));
+  await page.getByLabel('To revision', { exact: true }).selectOption(String(changed));
+  await page.getByRole('button', { name: 'Compare' }).click();
+  await expect(
+    page.getByRole('heading', { name: `Compare revision ${before} with ${changed}` }),
+  ).toBeVisible();
+  const changes = page.getByRole('table', {
+    name: `1 change from revision ${before} to revision ${changed}`,
+  });
+  await expect(changes.getByRole('row').nth(1)).toContainText(
+    `targetSets.${ts.number}.deleteAgeSeconds`,
+  );
+  await expect(changes.getByRole('row').nth(1)).toContainText(/changed\s*900\s*1200/);
+  const left = page.getByRole('region', { name: `Revision ${before}` });
+  const right = page.getByRole('region', { name: `Revision ${changed}` });
+  await expect(left.locator('[data-changed]')).toHaveText(
+    ['  "deleteAgeSeconds": 900,'].map((t) => new RegExp(t.trim())),
+  );
+  await expect(right.locator('[data-changed]')).toHaveText([/"deleteAgeSeconds": 1200,/]);
+  await expectAccessible(page, 'the revision diff');
+
+  await page.getByRole('link', { name: 'All revisions' }).click();
+  await page.getByRole('button', { name: `Roll back to revision ${before}` }).click();
+  const dialog = page.getByRole('dialog', { name: `Roll back to revision ${before}?` });
+  await expectAccessible(page, 'the rollback confirmation');
+  await dialog.getByRole('button', { name: 'Roll back' }).click();
+  await expect(
+    page.getByText(`Rolled back to revision ${before}: committed as revision ${changed + 1}.`),
+  ).toBeVisible();
+  await expect(log.getByRole('row').nth(1)).toContainText(`Rollback to revision ${before}`);
+
+  await page.getByRole('link', { name: 'Target Sets' }).click();
+  const group = page
+    .getByRole('table', { name: /Target Sets, each with its IP list/ })
+    .getByRole('rowgroup')
+    .filter({ hasText: lab.tsa4 });
+  await expect(group).toContainText('900');
+  await expect(group).not.toContainText('1200');
+
+  await page.getByRole('link', { name: `View revision ${changed + 1}` }).count();
+  await page.goto(`/revisions/${changed + 1}`);
+  await expect(page.getByRole('heading', { name: `Revision ${changed + 1}` })).toBeVisible();
+  await expect(page.getByLabel(`Configuration of revision ${changed + 1}`)).toContainText(
+    '"deleteAgeSeconds": 900',
+  );
+});

@@ -1,0 +1,50 @@
+import { authFile } from '../support/env';
+import { expect, test } from '../support/fixtures';
+
+test.use({ storageState: authFile('operator') });
+
+test('an operator whose Target Set was saved by someone else meanwhile is told so, and nothing is overwritten', async ({
+  page,
+  api,
+}) => {
+  const lab = await api.lab(7);
+  const [mp1, mp2] = lab.servers;
+  const ts = await lab.targetSet({
+    family: 'ipv4',
+    primary: { address: lab.tsa4 },
+    servers: [{ address: mp1!.v4 }, { address: mp2!.v4 }],
+  });
+
+  await page.goto(`/target-sets/${ts.number}/edit`);
+  await expect(page.getByLabel('Weighting, row 1')).toHaveValue('100');
+
+  // Someone else saves first.
+  await api.put(`/api/target-sets/${ts.number}`, (current) => ({
+    ...current,
+    primary: { address: (current.primary as { address: string }).address, activeIpfe: 'A1' },
+    secondary: null,
+    servers: (current.servers as { address: string }[]).map((s) => ({
+      address: s.address,
+      weight: 7,
+    })),
+    warnings: undefined,
+    owner: undefined,
+    activeBindings: undefined,
+  }));
+
+  await page.getByLabel('Weighting, row 1').fill('200');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  const alert = page.getByRole('alert').filter({ hasText: 'Changed by someone else' });
+  await expect(alert).toContainText(
+    `Someone else saved Target Set ${ts.number} after you opened it`,
+  );
+  await expect(alert).toContainText('nothing was overwritten');
+  expect(
+    ((await api.get(`/api/target-sets/${ts.number}`)).body.servers as { weight: number }[])[0]!
+      .weight,
+  ).toBe(7);
+
+  await alert.getByRole('button', { name: 'Reload their version' }).click();
+  await expect(page.getByLabel('Weighting, row 1')).toHaveValue('7');
+  await expect(page.getByText('Changed by someone else')).toHaveCount(0);
+});
