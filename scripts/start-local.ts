@@ -22,9 +22,9 @@ function log(line: string) {
   console.log(`[local] ${line}`);
 }
 
-/** Runs a part of the system as a child, its output prefixed with its name. */
-function run(name: string, script: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [script, ...args], {
+/** Runs a part of the system as a Node child, its output prefixed with its name. */
+function run(name: string, nodeArgs: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,8 +141,8 @@ async function main() {
   process.once('SIGTERM', () => void stop(0));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   ensureGui();
-  const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
-  run('oam', tsx, [join(root, 'apps/api/src/server.ts')], {
+  // `--import tsx` runs the OAM in the child itself (no tsx wrapper process to orphan it).
+  run('oam', ['--import', 'tsx', join(root, 'apps/api/src/server.ts')], {
     IPFE_DATA_DIR: dataDir,
     HOST: host,
     PORT: String(port),
@@ -152,7 +152,8 @@ async function main() {
 
   const tokenFile = join(dataDir, 'agent-token');
   for (const server of LOCAL.servers) {
-    run(server.name, join(root, 'packages/reporter/bin/ipfe-reporter.js'), [
+    run(server.name, [
+      join(root, 'packages/reporter/bin/ipfe-reporter.js'),
       '--listen',
       `${server.address}:${LOCAL.monitoringPort}`,
       '--mps-capacity',
@@ -174,7 +175,7 @@ async function main() {
       stateDir,
     ];
     if (!process.env.IPFE_AGENT_TOKEN) args.push('--token-file', tokenFile);
-    run(`agent-${agent.slot}`, join(root, 'apps/agent/bin/ipfe-agent.js'), args, {
+    run(`agent-${agent.slot}`, [join(root, 'apps/agent/bin/ipfe-agent.js'), ...args], {
       LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
     });
   }

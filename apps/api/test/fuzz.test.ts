@@ -1,0 +1,238 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  leastLoadTargetSet,
+  login,
+  seedPrerequisites,
+  snapshot,
+  startApp,
+  type Client,
+  type TestApp,
+} from './helpers.ts';
+
+/**
+ * Property-based fuzzing of every write route: random and mutated bodies never produce a 5xx,
+ * every rejection names fields or says why, and a rejection changes nothing.
+ */
+const RUNS_PER_ROUTE = Number(process.env.IPFE_FUZZ_RUNS ?? 300);
+
+let t: TestApp;
+let admin: Client;
+beforeAll(async () => {
+  t = await startApp();
+  admin = await login(t.app);
+  await seedPrerequisites(admin);
+  await admin.post('/api/target-sets', leastLoadTargetSet());
+  await admin.post('/api/peer-node-groups', { name: 'east', members: ['10.1.0.0/16'] });
+});
+afterAll(() => t.close());
+
+const leaf = fc.oneof(
+  fc.integer({ min: -70000, max: 70000 }),
+  fc.double({ noNaN: false }),
+  fc.string({ maxLength: 40 }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom(
+    '127.1.0.100',
+    '127.1.1.1',
+    '127.1.1.2',
+    '2001:db8::1',
+    '10.0.0.0/8',
+    'A1',
+    'B2',
+    'hash',
+    'leastLoad',
+    'ipv4',
+    'ipv6',
+    '__proto__',
+    'constructor',
+    'ä'.repeat(3),
+  ),
+);
+const value = fc.oneof(
+  leaf,
+  fc.array(leaf, { maxLength: 4 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), leaf, { maxKeys: 4 }),
+);
+
+function mutate(body: Record<string, unknown>, paths: string[]) {
+  return fc
+    .array(fc.record({ path: fc.constantFrom(...paths), value, drop: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((mutations) => {
+      const copy = structuredClone(body);
+      for (const m of mutations) {
+        const keys = m.path.split('.');
+        let node: Record<string, unknown> = copy;
+        for (const key of keys.slice(0, -1)) {
+          if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+          node = node[key] as Record<string, unknown>;
+        }
+        const last = keys[keys.length - 1]!;
+        if (m.drop) delete node[last];
+        else node[last] = m.value;
+      }
+      return copy;
+    });
+}
+
+const bodies = {
+  options: mutate({ ipfe: { A1: { address: '127.250.0.11' }, A2: { address: '127.250.0.12' } } }, [
+    'ipfe',
+    'ipfe.A1',
+    'ipfe.A1.address',
+    'ipfe.B1',
+    'ipfe.A1.agentPort',
+    'mateIntervalMs',
+    'mateTimeoutMs',
+    'forwardedPorts',
+    'monitorProtocol',
+    'connectTimeoutS',
+    'tcpRejectOption',
+    'leastLoadThreshold',
+    'x',
+  ]),
+  xsi: mutate({ name: 'fuzz', cidr: '10.77.0.0/16' }, ['name', 'cidr', 'x']),
+  appServer: mutate({ name: 'fuzz', addresses: ['127.1.9.9'] }, [
+    'name',
+    'addresses',
+    'addresses.0',
+    'addresses.1',
+    'initiatorPortRange',
+    'x',
+  ]),
+  group: mutate({ name: 'fuzz', members: ['10.2.0.0/16'] }, ['name', 'members', 'members.0', 'x']),
+  targetSet: mutate(leastLoadTargetSet({ number: 9, primary: { address: '127.1.0.199' } }), [
+    'number',
+    'family',
+    'protocols',
+    'disabled',
+    'deleteAgeSeconds',
+    'algorithm',
+    'leastLoad',
+    'leastLoad.mpsFactor',
+    'leastLoad.connectionCountFactor',
+    'primary',
+    'primary.address',
+    'primary.activeIpfe',
+    'secondary',
+    'secondary.address',
+    'servers',
+    'servers.0',
+    'servers.0.address',
+    'servers.0.weight',
+    'servers.0.secondaryAddress',
+    'servers.1.description',
+    'x',
+  ]),
+  user: mutate({ name: 'fuzzer', password: 'password-123', role: 'viewer' }, [
+    'name',
+    'password',
+    'role',
+    'x',
+  ]),
+};
+
+async function check(
+  send: () => Promise<{ statusCode: number; json(): unknown }>,
+  cleanUp: () => Promise<unknown>,
+) {
+  const before = snapshot(t.app);
+  const users = t.app.usersRepository.count();
+  const response = await send();
+  expect(response.statusCode).toBeLessThan(500);
+  if (response.statusCode >= 400) {
+    const { error } = response.json() as {
+      error: { code: string; message: string; fields: unknown[] };
+    };
+    expect(error.code).toMatch(/^[A-Z_]+$/);
+    expect(error.message.length).toBeGreaterThan(0);
+    expect(snapshot(t.app)).toEqual(before);
+    expect(t.app.usersRepository.count()).toBe(users);
+  } else {
+    await cleanUp();
+  }
+}
+
+const ifMatch = async (url: string) => (await admin.get(url)).headers.etag as string;
+
+describe('fuzzing every write route', () => {
+  it.each([
+    [
+      'PUT /api/options',
+      bodies.options,
+      (b: unknown) => async () => admin.put('/api/options', b, await ifMatch('/api/options')),
+      async () => {},
+    ],
+    [
+      'POST /api/xsi-networks',
+      bodies.xsi,
+      (b: unknown) => () => admin.post('/api/xsi-networks', b),
+      async () => admin.remove('/api/xsi-networks/fuzz'),
+    ],
+    [
+      'PUT /api/xsi-networks/xsi6',
+      bodies.xsi,
+      (b: unknown) => async () =>
+        admin.put('/api/xsi-networks/xsi6', b, await ifMatch('/api/xsi-networks/xsi6')),
+      async () => {},
+    ],
+    [
+      'POST /api/app-servers',
+      bodies.appServer,
+      (b: unknown) => () => admin.post('/api/app-servers', b),
+      async () => admin.remove('/api/app-servers/fuzz'),
+    ],
+    [
+      'PUT /api/app-servers/mp3',
+      bodies.appServer,
+      (b: unknown) => async () =>
+        admin.put('/api/app-servers/mp3', b, await ifMatch('/api/app-servers/mp3')),
+      async () => {},
+    ],
+    [
+      'POST /api/peer-node-groups',
+      bodies.group,
+      (b: unknown) => () => admin.post('/api/peer-node-groups', b),
+      async () => admin.remove('/api/peer-node-groups/fuzz'),
+    ],
+    [
+      'PUT /api/peer-node-groups/east',
+      bodies.group,
+      (b: unknown) => async () =>
+        admin.put('/api/peer-node-groups/east', b, await ifMatch('/api/peer-node-groups/east')),
+      async () => {},
+    ],
+    [
+      'POST /api/target-sets',
+      bodies.targetSet,
+      (b: unknown) => () => admin.post('/api/target-sets', b),
+      async () => admin.remove('/api/target-sets/9'),
+    ],
+    [
+      'PUT /api/target-sets/1',
+      bodies.targetSet,
+      (b: unknown) => async () =>
+        admin.put('/api/target-sets/1', b, await ifMatch('/api/target-sets/1')),
+      async () => {},
+    ],
+    [
+      'POST /api/users',
+      bodies.user,
+      (b: unknown) => () => admin.post('/api/users', b),
+      async () => admin.remove('/api/users/fuzzer'),
+    ],
+  ] as const)(
+    '%s: no 5xx, and a rejection changes nothing',
+    async (_route, arbitrary, request, cleanUp) => {
+      await fc.assert(
+        fc.asyncProperty(arbitrary, async (body) => check(request(body), cleanUp)),
+        { numRuns: RUNS_PER_ROUTE },
+      );
+    },
+    120_000,
+  );
+});
