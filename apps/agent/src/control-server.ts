@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import type { Agent } from './agent.ts';
 
@@ -18,13 +19,27 @@ const errorBody = (code: string, message: string) => ({ error: { code, message, 
  * The agent's control API (SPEC §4.1): config push and read, status, metrics, health. Every route
  * but health needs the deployment token; bodies are limited and slow clients are cut off.
  */
-export function buildControlServer(agent: Agent, token: string) {
+export function buildControlServer(
+  agent: Agent,
+  token: string,
+  limits: { requestTimeoutMs?: number } = {},
+) {
+  const requestTimeout = limits.requestTimeoutMs ?? 15_000;
   const app = Fastify({
     loggerInstance: agent.log.child({ component: 'control' }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,
-    connectionTimeout: 15_000,
-    requestTimeout: 15_000,
+    // A slow client (one header line at a time) is cut off once requestTimeout passes: Node checks
+    // every connectionsCheckingInterval, 30 s by default, which would let it linger.
+    serverFactory: (handler) =>
+      http.createServer(
+        {
+          requestTimeout,
+          headersTimeout: requestTimeout,
+          connectionsCheckingInterval: Math.min(1000, requestTimeout / 2),
+        },
+        handler,
+      ),
     keepAliveTimeout: 5_000,
   });
 

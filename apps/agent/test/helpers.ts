@@ -86,6 +86,7 @@ export async function startAgent(options: {
   controlPort?: number;
   holdOffMs?: number;
   maxConnections?: number;
+  requestTimeoutMs?: number;
 }): Promise<RunningAgent> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ipfe-agent-'));
   const agent = new Agent({
@@ -100,7 +101,7 @@ export async function startAgent(options: {
     maxConnections: options.maxConnections,
   });
   await agent.start();
-  const control = buildControlServer(agent, TOKEN);
+  const control = buildControlServer(agent, TOKEN, { requestTimeoutMs: options.requestTimeoutMs });
   await control.listen({ host: options.host, port: options.controlPort ?? 8701 });
   const url = `http://${options.host}:${options.controlPort ?? 8701}`;
   return {
