@@ -30,7 +30,9 @@ import { isIpv4Mapped, type IpWords } from './ip.ts';
 
 export const BUCKET_MS = 1000;
 const NONE = -1;
-const FREE = 0xffffffff;
+/** Record word 6 holds binding + 1, so that fresh (zeroed) memory reads as free. */
+const FREE = 0;
+export const NO_BINDING = -1;
 const REC = 16;
 const PORTS = 4;
 const SCOPE = 5;
@@ -179,7 +181,7 @@ export class ConnectionTable {
     rec[o + 3] = ip[3] ?? 0;
     rec[o + PORTS] = ports;
     rec[o + SCOPE] = scopeByte;
-    rec[o + BINDING] = binding;
+    rec[o + BINDING] = binding + 1;
     rec[o + GROUP] = group >>> 0;
     this.#times[slot * REC_F64 + LAST_ACTIVE] = now;
     this.#indexAdd(v6 === 0 ? (ip[3] ?? 0) : foldAddress(ip), ports, scopeByte, binding, slot);
@@ -192,8 +194,9 @@ export class ConnectionTable {
   remove(slot: number): void {
     const o = slot * REC;
     const rec = this.#rec;
-    const binding = rec[o + BINDING] ?? FREE;
-    if (binding === FREE) return;
+    const stored = rec[o + BINDING] ?? FREE;
+    if (stored === FREE) return;
+    const binding = stored - 1;
     this.#indexRemove(slot);
     this.#bindingUnlink(slot, binding);
     this.#bucketUnlink(slot);
@@ -224,11 +227,11 @@ export class ConnectionTable {
   }
 
   bindingOf(slot: number): number {
-    return this.#rec[slot * REC + BINDING] ?? FREE;
+    return (this.#rec[slot * REC + BINDING] ?? FREE) - 1;
   }
 
   groupOf(slot: number): number {
-    return this.#rec[slot * REC + GROUP] ?? FREE;
+    return this.#rec[slot * REC + GROUP] ?? 0xffffffff;
   }
 
   lastActiveOf(slot: number): number {
@@ -427,7 +430,6 @@ export class ConnectionTable {
     const buffer = new ArrayBuffer(capacity * REC * 4);
     const rec = new Uint32Array(buffer);
     rec.set(this.#rec);
-    for (let slot = this.#capacity; slot < capacity; slot++) rec[slot * REC + BINDING] = FREE;
     this.#rec = rec;
     this.#links = new Int32Array(buffer);
     this.#times = new Float64Array(buffer);

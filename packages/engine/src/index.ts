@@ -1,3 +1,9 @@
+/**
+ * @ipfe/engine — the forwarding decisions of SPEC §3, pure: no sockets, no timers, no clock
+ * (every time is an argument, in milliseconds). `Engine` is built from a config document and
+ * answers open/lookup/touch/close/expire, server monitoring events, initiator ports, status and
+ * counters; `Ownership` says which IPFE serves each TSA address.
+ */
 export {
   Engine,
   DEFAULT_MAX_CONNECTIONS,
