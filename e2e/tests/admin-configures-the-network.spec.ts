@@ -49,6 +49,7 @@ test('an admin configures IPFE A1 and A2, an XSI network and three application s
   api.track('/api/xsi-networks/xsi-a');
   await page.getByRole('button', { name: 'OK' }).click();
   await expect(page.getByRole('heading', { name: 'XSI Networks', level: 1 })).toBeVisible();
+  await expect(page.getByText(/XSI network xsi-a saved as revision \d+\./)).toBeVisible();
   await expect(page.getByRole('cell', { name: '10.1.1.0/24' })).toBeVisible();
 
   await page.getByRole('link', { name: 'Application Servers' }).click();
@@ -85,6 +86,6 @@ test('an admin configures IPFE A1 and A2, an XSI network and three application s
   await page.getByRole('radio', { name: 'Select application server mp3' }).check();
   await page.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-  await expect(page.getByText('application server mp3 deleted.')).toBeVisible();
+  await expect(page.getByText('Application server mp3 deleted.')).toBeVisible();
   await expect(table.getByRole('row')).toHaveCount(3);
 });

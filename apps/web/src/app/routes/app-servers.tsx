@@ -66,7 +66,7 @@ export function AppServerInsertRoute() {
       <AppServerForm
         server={null}
         save={(body) => create.mutateAsync(body)}
-        onDone={() => void navigate(LIST)}
+        onDone={(saved) => void navigate(LIST, { state: saved ? { saved } : null })}
         onSavedInsert={(name) =>
           void navigate(editPath(name), {
             replace: true,
@@ -95,7 +95,7 @@ export function AppServerEditRoute() {
           key={version}
           server={server.data.data}
           save={(body) => update.mutateAsync({ name, data: body, etag: server.data.etag })}
-          onDone={() => void navigate(LIST)}
+          onDone={(saved) => void navigate(LIST, { state: saved ? { saved } : null })}
           onSavedInsert={() => undefined}
           onReload={() => void server.refetch().then(() => setVersion((v) => v + 1))}
         />

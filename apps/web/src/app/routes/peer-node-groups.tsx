@@ -66,7 +66,7 @@ export function PeerNodeGroupInsertRoute() {
       <PeerNodeGroupForm
         group={null}
         save={(body) => create.mutateAsync(body)}
-        onDone={() => void navigate(LIST)}
+        onDone={(saved) => void navigate(LIST, { state: saved ? { saved } : null })}
         onSavedInsert={(name) =>
           void navigate(editPath(name), {
             replace: true,
@@ -95,7 +95,7 @@ export function PeerNodeGroupEditRoute() {
           key={version}
           group={group.data.data}
           save={(body) => update.mutateAsync({ name, data: body, etag: group.data.etag })}
-          onDone={() => void navigate(LIST)}
+          onDone={(saved) => void navigate(LIST, { state: saved ? { saved } : null })}
           onSavedInsert={() => undefined}
           onReload={() => void group.refetch().then(() => setVersion((v) => v + 1))}
         />

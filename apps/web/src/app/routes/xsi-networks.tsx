@@ -66,7 +66,7 @@ export function XsiNetworkInsertRoute() {
       <XsiNetworkForm
         network={null}
         save={(body) => create.mutateAsync(body)}
-        onDone={() => void navigate(LIST)}
+        onDone={(saved) => void navigate(LIST, { state: saved ? { saved } : null })}
         onSavedInsert={(name) =>
           void navigate(editPath(name), {
             replace: true,
@@ -95,7 +95,7 @@ export function XsiNetworkEditRoute() {
           key={version}
           network={network.data.data}
           save={(body) => update.mutateAsync({ name, data: body, etag: network.data.etag })}
-          onDone={() => void navigate(LIST)}
+          onDone={(saved) => void navigate(LIST, { state: saved ? { saved } : null })}
           onSavedInsert={() => undefined}
           onReload={() => void network.refetch().then(() => setVersion((v) => v + 1))}
         />

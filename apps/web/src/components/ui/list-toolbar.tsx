@@ -37,7 +37,7 @@ export function ListToolbar({
     try {
       await onDelete(selected.key);
       setConfirming(false);
-      setDone(`${selected.label} deleted.`);
+      setDone(`${selected.label.charAt(0).toUpperCase()}${selected.label.slice(1)} deleted.`);
     } catch (error) {
       setRefusal(
         error instanceof ApiError && error.code === 'IN_USE'

@@ -60,7 +60,8 @@ export function AppServerForm({
 }: {
   server: AppServer | null;
   save: (body: AppServerInput) => Promise<Versioned<AppServerView>>;
-  onDone: () => void;
+  /** Back to the list: after OK with what was saved, after Cancel with nothing. */
+  onDone: (saved?: string) => void;
   onSavedInsert: (name: string) => void;
   onReload: () => void;
 }) {
@@ -72,15 +73,16 @@ export function AppServerForm({
     place,
     what: 'The application server',
     onSaved: (saved, how) => {
+      const message = `Application server ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`;
       if (how === 'ok') {
-        onDone();
+        onDone(message);
         return null;
       }
       form.reset(valuesOf(saved.data));
       if (!server) onSavedInsert(saved.data.name);
       return {
         kind: 'saved',
-        message: `Application server ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`,
+        message,
         warnings: saved.data.warnings,
       };
     },
@@ -126,7 +128,7 @@ export function AppServerForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={onDone} />
+      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />
     </Form>
   );
 }

@@ -61,7 +61,8 @@ export function PeerNodeGroupForm({
 }: {
   group: PeerNodeGroup | null;
   save: (body: PeerNodeGroup) => Promise<Versioned<PeerNodeGroupView>>;
-  onDone: () => void;
+  /** Back to the list: after OK with what was saved, after Cancel with nothing. */
+  onDone: (saved?: string) => void;
   onSavedInsert: (name: string) => void;
   onReload: () => void;
 }) {
@@ -78,15 +79,16 @@ export function PeerNodeGroupForm({
     place,
     what: 'The peer node group',
     onSaved: (saved, how) => {
+      const message = `Peer node group ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`;
       if (how === 'ok') {
-        onDone();
+        onDone(message);
         return null;
       }
       form.reset(valuesOf(saved.data));
       if (!group) onSavedInsert(saved.data.name);
       return {
         kind: 'saved',
-        message: `Peer node group ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`,
+        message,
         warnings: saved.data.warnings,
       };
     },
@@ -122,7 +124,7 @@ export function PeerNodeGroupForm({
           </FieldRow>
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={onDone} />
+      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />
     </Form>
   );
 }

@@ -1,9 +1,15 @@
 import type { ConfigDocument } from '@ipfe/schema';
+import { useEffect, useRef } from 'react';
 import type { RevisionDiff as Diff } from '../api/get-revision-diff';
 import { isWithin, keyedConfig, linesOf } from './document-lines';
 
 const show = (v: unknown) =>
   v === undefined ? '' : JSON.stringify(v, null, 1).replace(/\n\s*/g, ' ');
+
+function Value({ value }: { value: unknown }) {
+  if (value === undefined) return <span className="absent">(absent)</span>;
+  return <code className="value">{show(value)}</code>;
+}
 
 function Side({
   document,
@@ -15,10 +21,18 @@ function Side({
   kind: 'old' | 'new';
 }) {
   const lines = linesOf(keyedConfig(document.config));
+  const pre = useRef<HTMLPreElement>(null);
+  const highlightKey = highlight.join('\n');
+  // Bring the first change into view: the documents are long, the changes usually few.
+  useEffect(() => {
+    const first = pre.current?.querySelector<HTMLElement>('[data-changed]');
+    if (pre.current && first) pre.current.scrollTop = Math.max(0, first.offsetTop - 60);
+  }, [document, highlightKey]);
   return (
     <section className="diff-side" aria-label={`Revision ${document.revision}`}>
       <h2>Revision {document.revision}</h2>
       <pre
+        ref={pre}
         className="document"
         tabIndex={0}
         aria-label={`Configuration of revision ${document.revision}`}
@@ -86,10 +100,10 @@ export function RevisionDiff({
                 </th>
                 <td>{c.kind}</td>
                 <td>
-                  <code className="value">{show(c.old)}</code>
+                  <Value value={c.old} />
                 </td>
                 <td>
-                  <code className="value">{show(c.new)}</code>
+                  <Value value={c.new} />
                 </td>
               </tr>
             ))}

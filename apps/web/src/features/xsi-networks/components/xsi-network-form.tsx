@@ -38,7 +38,8 @@ export function XsiNetworkForm({
 }: {
   network: XsiNetwork | null;
   save: (body: XsiNetwork) => Promise<Versioned<XsiNetworkView>>;
-  onDone: () => void;
+  /** Back to the list: after OK with what was saved, after Cancel with nothing. */
+  onDone: (saved?: string) => void;
   onSavedInsert: (name: string) => void;
   onReload: () => void;
 }) {
@@ -53,15 +54,16 @@ export function XsiNetworkForm({
     place,
     what: 'The XSI network',
     onSaved: (saved, how) => {
+      const message = `XSI network ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`;
       if (how === 'ok') {
-        onDone();
+        onDone(message);
         return null;
       }
       form.reset({ name: saved.data.name, cidr: saved.data.cidr });
       if (!network) onSavedInsert(saved.data.name);
       return {
         kind: 'saved',
-        message: `XSI network ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`,
+        message,
         warnings: saved.data.warnings,
       };
     },
@@ -94,7 +96,7 @@ export function XsiNetworkForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={onDone} />
+      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />
     </Form>
   );
 }
