@@ -100,9 +100,13 @@ export class ConnectionTable {
 
   /** Index position of the entry with this key, or -1. */
   #probe(ip: IpWords, ports: number, scope: number): number {
-    const v6 = isIpv4Mapped(ip) ? 0 : 1;
-    const key = v6 === 0 ? (ip[3] ?? 0) : foldAddress(ip);
-    const scopeByte = (scope << 1) | v6;
+    return isIpv4Mapped(ip)
+      ? this.#probeKey(ip[3] ?? 0, ports, scope << 1, null)
+      : this.#probeKey(foldAddress(ip), ports, (scope << 1) | 1, ip);
+  }
+
+  /** `ip` is null for IPv4 (then `key` is the whole address and the index holds all of it). */
+  #probeKey(key: number, ports: number, scopeByte: number, ip: IpWords | null): number {
     const index = this.#index;
     const mask = this.#mask;
     let i = home(key, ports, scopeByte) & mask;
@@ -121,7 +125,7 @@ export class ConnectionTable {
         index[at] === key &&
         index[at + 1] === ports &&
         ((index[at + 2] ?? 0) & 0xff) === scopeByte &&
-        (v6 === 0 || this.#sameAddress(slot1 - 1, ip))
+        (ip === null || this.#sameAddress(slot1 - 1, ip))
       ) {
         return i;
       }
@@ -138,6 +142,12 @@ export class ConnectionTable {
   /** The binding of the entry with this key, or -1: for IPv4, from the index alone. */
   findBinding(ip: IpWords, ports: number, scope: number): number {
     const i = this.#probe(ip, ports, scope);
+    return i < 0 ? NONE : (this.#index[i * IDX + 2] ?? 0) >>> 8;
+  }
+
+  /** `findBinding` for an IPv4 source given as a number (see `parseIpv4`). */
+  findBindingV4(address: number, ports: number, scope: number): number {
+    const i = this.#probeKey(address, ports, scope << 1, null);
     return i < 0 ? NONE : (this.#index[i * IDX + 2] ?? 0) >>> 8;
   }
 

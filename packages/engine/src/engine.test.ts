@@ -148,6 +148,10 @@ describe('lookup, touch and close', () => {
     const r = opened(engine.open(req, 1));
     expect(engine.lookup(req)?.server).toBe(r.server);
     expect(engine.lookup({ ...req, sourceIp: '2001:db8::8' })).toBeNull();
+    const v4 = request({ sourceIp: '172.16.5.5' });
+    const r4 = opened(engine.open(v4, 1));
+    expect(engine.lookup({ ...v4, sourceIp: '::ffff:172.16.5.5' })?.server).toBe(r4.server);
+    expect(engine.lookup({ ...v4, sourceIp: 'bogus' })).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@ import { ConnectionTable } from './connection-table.ts';
 import { Counters, type CloseReason, type RefusalCounts, type RefusalReason } from './counters.ts';
 import { fmix32, hashSource, hashString, mix32 } from './hash.ts';
 import { InitiatorRoutes, PortAllocator, type PortRange } from './initiator-ports.ts';
-import { newIpWords, parseIp } from './ip.ts';
+import { newIpWords, parseIp, parseIpv4 } from './ip.ts';
 import { chooseLeastLoaded, loadOf } from './least-load.ts';
 import { buildMaglev, maglevLookup, NO_SERVER, type MaglevTable } from './maglev.ts';
 import { filterByPeerNodeGroup, NO_GROUP, PeerNodeGroups } from './peer-node.ts';
@@ -665,12 +665,14 @@ export class Engine {
   lookup(key: ConnectionKey): Route | null {
     const ip = this.#ip;
     const tsa = this.#tsaOf(key.tsa);
-    if (tsa === undefined || !parseIp(key.sourceIp, ip)) return null;
-    const binding = this.#table.findBinding(
-      ip,
-      key.sourcePort * 65536 + key.port,
-      tsa.scope | (key.protocol === 'sctp' ? 1 : 0),
-    );
+    if (tsa === undefined) return null;
+    const ports = key.sourcePort * 65536 + key.port;
+    const scope = tsa.scope | (key.protocol === 'sctp' ? 1 : 0);
+    const v4 = parseIpv4(key.sourceIp);
+    let binding: number;
+    if (v4 >= 0) binding = this.#table.findBindingV4(v4, ports, scope);
+    else if (parseIp(key.sourceIp, ip)) binding = this.#table.findBinding(ip, ports, scope);
+    else return null;
     const b = binding < 0 ? undefined : this.#bindings[binding];
     return b === undefined ? null : b.route;
   }

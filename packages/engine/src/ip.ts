@@ -10,8 +10,12 @@ export function newIpWords(): IpWords {
   return new Uint32Array(4);
 }
 
-/** Parses a dotted quad ("10.0.0.1") into `out`; false when `text` is not one. */
-function parseIpv4(text: string, start: number, end: number): number {
+/** A dotted quad ("10.0.0.1") as an unsigned 32-bit number; -1 when `text` is not one. */
+export function parseIpv4(text: string): number {
+  return parseDottedQuad(text, 0, text.length);
+}
+
+function parseDottedQuad(text: string, start: number, end: number): number {
   let value = 0;
   let part = 0;
   let digits = 0;
@@ -77,7 +81,7 @@ function parseIpv6(text: string, out: IpWords): boolean {
     if (i < length && text.charCodeAt(i) === 46) {
       // A trailing dotted quad fills the last two groups.
       if (count > 6) return false;
-      const v4 = parseIpv4(text, groupStart, length);
+      const v4 = parseDottedQuad(text, groupStart, length);
       if (v4 < 0) return false;
       groups[count++] = Math.floor(v4 / 65536);
       groups[count++] = v4 % 65536;
@@ -117,7 +121,7 @@ function parseIpv6(text: string, out: IpWords): boolean {
  * neither. No allocation on the IPv4 path, which is the hot one.
  */
 export function parseIp(text: string, out: IpWords): boolean {
-  const v4 = parseIpv4(text, 0, text.length);
+  const v4 = parseDottedQuad(text, 0, text.length);
   if (v4 >= 0) {
     out[0] = 0;
     out[1] = 0;
