@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { LOCAL, sampleConfiguration } from './local-stack.ts';
+import { adminPassword, seedOnFirstRun, waitFor } from './seed.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const base = process.env.INIT_CWD ?? process.cwd();
@@ -66,55 +67,6 @@ function ensureGui() {
   if (result.status !== 0) throw new Error('the GUI build failed');
 }
 
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function adminPassword(): string | null {
-  if (process.env.IPFE_ADMIN_PASSWORD) return process.env.IPFE_ADMIN_PASSWORD;
-  const file = join(dataDir, 'initial-admin-password');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
-}
-
-/** On the first run (no revision yet) the sample configuration is committed through the API. */
-async function seed(password: string | null) {
-  if (!password)
-    return log('cannot log in as admin to seed (no initial-admin-password); skipping the sample');
-  const login = await fetch(`${oamUrl}/api/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password }),
-  });
-  if (!login.ok)
-    return log(`admin login failed (${login.status}); skipping the sample configuration`);
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-  const { csrfToken } = (await login.json()) as { csrfToken: string };
-  const headers = { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json' };
-  const revisions = (await (
-    await fetch(`${oamUrl}/api/revisions?limit=1`, { headers })
-  ).json()) as { total: number };
-  if (revisions.total > 0) return;
-  log('first run: committing the sample configuration');
-  for (const step of sampleConfiguration()) {
-    const extra: Record<string, string> = {};
-    if (step.method === 'PUT')
-      extra['if-match'] =
-        (await fetch(`${oamUrl}${step.url}`, { headers })).headers.get('etag') ?? '';
-    const response = await fetch(`${oamUrl}${step.url}`, {
-      method: step.method,
-      headers: { ...headers, ...extra },
-      body: JSON.stringify(step.body),
-    });
-    if (!response.ok)
-      throw new Error(`seeding ${step.url} failed: ${response.status} ${await response.text()}`);
-  }
-}
-
 async function stop(code: number) {
   if (stopping) return;
   stopping = true;
@@ -148,7 +100,7 @@ async function main() {
     PORT: String(port),
   });
   await waitFor('the OAM', async () => (await fetch(`${oamUrl}/api/health`)).ok);
-  await seed(adminPassword());
+  await seedOnFirstRun(oamUrl, adminPassword(dataDir), sampleConfiguration(), log);
 
   const tokenFile = join(dataDir, 'agent-token');
   for (const server of LOCAL.servers) {
@@ -180,7 +132,7 @@ async function main() {
     });
   }
 
-  const password = adminPassword();
+  const password = adminPassword(dataDir);
   console.log('');
   log(`IPFE OAM is up: ${oamUrl}`);
   log(`log in as admin with ${password ? `password ${password}` : 'the password you set'}`);
