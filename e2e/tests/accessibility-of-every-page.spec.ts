@@ -102,6 +102,23 @@ test.describe('as an operator', () => {
   });
 });
 
+test.describe('as an admin', () => {
+  test.use({ storageState: authFile('admin') });
+
+  test('the user pages pass an axe scan', async ({ page }) => {
+    for (const [path, name] of [
+      ['/users', 'Users'],
+      ['/users/insert', 'Users [Insert]'],
+      ['/users/vera/edit', 'Users [Edit]'],
+    ] as const) {
+      await page.goto(path);
+      await heading(page, name);
+      await expect(page.getByText(/^Loading/)).toHaveCount(0);
+      await expectAccessible(page, path);
+    }
+  });
+});
+
 test.describe('logged out, and as a viewer', () => {
   test('the login page passes an axe scan', async ({ page }) => {
     await page.goto('/login');

@@ -88,4 +88,18 @@ test('an admin configures IPFE A1 and A2, an XSI network and three application s
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByText('Application server mp3 deleted.')).toBeVisible();
   await expect(table.getByRole('row')).toHaveCount(3);
+
+  // An account for a colleague, under Administration › Users (admins only).
+  await page.getByRole('link', { name: 'Users' }).click();
+  await page.getByRole('link', { name: 'Insert' }).click();
+  await page.getByLabel('Name').fill('oscar');
+  await page.getByLabel('Password').fill('short');
+  await page.getByLabel('Password').blur();
+  await expect(page.getByText('password must be at least 8 characters')).toBeVisible();
+  await page.getByLabel('Password').fill('oscar-pass-1');
+  await page.getByRole('radio', { name: /Operator/ }).check();
+  api.track('/api/users/oscar');
+  await page.getByRole('button', { name: 'OK' }).click();
+  await expect(page.getByText('User oscar saved.')).toBeVisible();
+  await expect(page.getByRole('row', { name: /oscar/ })).toContainText('operator');
 });

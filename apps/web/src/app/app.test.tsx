@@ -27,6 +27,19 @@ describe('the application shell', () => {
     expect(within(menu).getByText('Target Sets')).toHaveAttribute('aria-current', 'page');
   });
 
+  it('shows Administration › Users to admins only', async () => {
+    installFakeApi({ user: { name: 'ada', role: 'admin' } });
+    renderApp('/target-sets');
+    const menu = await screen.findByRole('navigation', { name: 'Main menu' });
+    expect(within(menu).getByRole('link', { name: 'Users' })).toHaveAttribute('href', '/users');
+  });
+
+  it('shows an operator who types the Users URL a not-permitted page', async () => {
+    installFakeApi({ user: { name: 'olga', role: 'operator' } });
+    renderApp('/users');
+    expect(await screen.findByRole('heading', { name: 'Not permitted' })).toBeInTheDocument();
+  });
+
   it('sends a logged-out visitor to the login page, and back where they wanted to go', async () => {
     installFakeApi({ user: null });
     const { user, router } = renderApp('/xsi-networks');

@@ -13,11 +13,19 @@ import {
 import { RevisionDiffRoute, RevisionRoute, RevisionsRoute } from './routes/revisions';
 import { NotFound, NotPermitted } from './routes/status-pages';
 import { TargetSetEditRoute, TargetSetInsertRoute, TargetSetsRoute } from './routes/target-sets';
+import { UserEditRoute, UserInsertRoute, UsersRoute } from './routes/users';
 import {
   XsiNetworkEditRoute,
   XsiNetworkInsertRoute,
   XsiNetworksRoute,
 } from './routes/xsi-networks';
+
+/** User management: admins only. */
+const admin = (page: ReactNode) => (
+  <Authorization allowed={['admin']} fallback={<NotPermitted needs="the admin role" />}>
+    {page}
+  </Authorization>
+);
 
 /** Pages that change the configuration: operators and admins only. */
 const editor = (page: ReactNode) => (
@@ -57,6 +65,9 @@ export const routes: RouteObject[] = [
       { path: 'revisions', element: <RevisionsRoute /> },
       { path: 'revisions/diff', element: <RevisionDiffRoute /> },
       { path: 'revisions/:revision', element: <RevisionRoute /> },
+      { path: 'users', element: admin(<UsersRoute />) },
+      { path: 'users/insert', element: admin(<UserInsertRoute />) },
+      { path: 'users/:name/edit', element: admin(<UserEditRoute />) },
       { path: '*', element: <NotFound /> },
     ],
   },

@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import { Page } from '@/components/ui/page';
 import { useUser } from '@/lib/auth';
 
-export function NotPermitted() {
+export function NotPermitted({ needs = 'the operator or admin role' }: { needs?: string }) {
   const { data: user } = useUser();
   return (
     <Page trail={[]} title="Not permitted">
@@ -10,8 +10,9 @@ export function NotPermitted() {
         <div className="alert-text">
           <strong>Not permitted.</strong>
           <div>
-            Your role ({user?.role ?? 'none'}) may view the configuration but not change it. Ask an
-            administrator for the operator role to insert, edit or delete.
+            This page needs {needs}; you are logged in as {user?.name ?? 'nobody'} with the role{' '}
+            {user?.role ?? 'none'}. Viewers see the configuration but do not change it; ask an
+            administrator if you need more.
           </div>
         </div>
       </div>

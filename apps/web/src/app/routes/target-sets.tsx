@@ -75,7 +75,7 @@ function Prerequisites({
 }
 
 export function TargetSetsRoute() {
-  const targetSets = useTargetSets();
+  const targetSets = useTargetSets({ live: true });
   const options = useOptions();
   const networks = useXsiNetworks();
   const servers = useAppServers();

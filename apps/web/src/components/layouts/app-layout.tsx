@@ -26,6 +26,7 @@ function Later({ children }: { children: ReactNode }) {
 
 /** The menu tree in the manner of the source GUI. */
 export function MenuTree() {
+  const { data: user } = useUser();
   return (
     <nav className="menu" aria-label="Main menu">
       <ul className="tree">
@@ -52,6 +53,14 @@ export function MenuTree() {
           </ul>
         </li>
         <Item to="/revisions">Revisions</Item>
+        {user?.role === 'admin' && (
+          <li>
+            <span className="tree-folder">Administration</span>
+            <ul>
+              <Item to="/users">Users</Item>
+            </ul>
+          </li>
+        )}
       </ul>
     </nav>
   );

@@ -21,4 +21,6 @@ export const getTargetSetsQueryOptions = () =>
     queryFn: async ({ signal }) => (await getTargetSets(signal)).data.items,
   });
 
-export const useTargetSets = () => useQuery(getTargetSetsQueryOptions());
+/** `live`: re-read every few seconds, for the agents' live state (owner, active bindings). */
+export const useTargetSets = ({ live = false }: { live?: boolean } = {}) =>
+  useQuery({ ...getTargetSetsQueryOptions(), refetchInterval: live ? 5_000 : false });
