@@ -19,26 +19,29 @@ function parseDottedQuad(text: string, start: number, end: number): number {
   let value = 0;
   let part = 0;
   let digits = 0;
+  let lead = 0;
   let dots = 0;
   for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || dots === 3) return -1;
+    const d = text.charCodeAt(i) - 48;
+    if (d >>> 0 <= 9) {
+      if (digits === 0) lead = d;
+      part = part * 10 + d;
+      digits++;
+    } else if (d === -2 && dots < 3 && validPart(part, digits, lead)) {
       value = value * 256 + part;
       part = 0;
       digits = 0;
       dots++;
-    } else if (c >= 48 && c <= 57) {
-      if (digits === 3 || (digits > 0 && part === 0)) return -1; // too long, or a leading zero
-      part = part * 10 + (c - 48);
-      if (part > 255) return -1;
-      digits++;
     } else {
       return -1;
     }
   }
-  if (dots !== 3 || digits === 0) return -1;
-  return value * 256 + part;
+  return dots === 3 && validPart(part, digits, lead) ? value * 256 + part : -1;
+}
+
+/** 1–3 digits, at most 255, no leading zero. */
+function validPart(part: number, digits: number, lead: number): boolean {
+  return digits > 0 && digits <= 3 && part <= 255 && (lead !== 0 || digits === 1);
 }
 
 function hexValue(c: number): number {
