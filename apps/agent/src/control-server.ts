@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import type { Agent } from './agent.ts';
 
@@ -22,7 +23,7 @@ const errorBody = (code: string, message: string) => ({ error: { code, message, 
 export function buildControlServer(
   agent: Agent,
   token: string,
-  limits: { requestTimeoutMs?: number } = {},
+  limits: { requestTimeoutMs?: number; tls?: { cert: string; key: string } | null } = {},
 ) {
   const requestTimeout = limits.requestTimeoutMs ?? 15_000;
   const app = Fastify({
@@ -31,15 +32,16 @@ export function buildControlServer(
     bodyLimit: 4 * 1024 * 1024,
     // A slow client (one header line at a time) is cut off once requestTimeout passes: Node checks
     // every connectionsCheckingInterval, 30 s by default, which would let it linger.
-    serverFactory: (handler) =>
-      http.createServer(
-        {
-          requestTimeout,
-          headersTimeout: requestTimeout,
-          connectionsCheckingInterval: Math.min(1000, requestTimeout / 2),
-        },
-        handler,
-      ),
+    serverFactory: (handler) => {
+      const timeouts = {
+        requestTimeout,
+        headersTimeout: requestTimeout,
+        connectionsCheckingInterval: Math.min(1000, requestTimeout / 2),
+      };
+      return limits.tls
+        ? (https.createServer({ ...timeouts, ...limits.tls }, handler) as unknown as http.Server)
+        : http.createServer(timeouts, handler);
+    },
     keepAliveTimeout: 5_000,
   });
 

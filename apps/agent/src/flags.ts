@@ -4,7 +4,7 @@ import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
 
 export const USAGE =
-  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676]';
+  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE]';
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -12,6 +12,7 @@ export interface AgentFlags {
   stateDir: string;
   token: string;
   relayPort: number;
+  tls: { cert: string; key: string } | null;
 }
 
 const TOKEN = /^[A-Za-z0-9._~+/=-]{32,256}$/;
@@ -57,6 +58,8 @@ export function readFlags(
         'state-dir': { type: 'string' },
         'token-file': { type: 'string' },
         'relay-port': { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -83,6 +86,22 @@ export function readFlags(
   } else if (token !== undefined && !TOKEN.test(token)) {
     problems.push(TOKEN_MESSAGE);
   }
+  let tls: AgentFlags['tls'] = null;
+  const certFile = values['tls-cert'];
+  const keyFile = values['tls-key'];
+  if (typeof certFile === 'string' || typeof keyFile === 'string') {
+    if (typeof certFile !== 'string' || typeof keyFile !== 'string') {
+      problems.push('--tls-cert and --tls-key go together');
+    } else {
+      try {
+        tls = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+      } catch (err) {
+        problems.push(
+          `TLS certificate or key cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        );
+      }
+    }
+  }
   if (problems.length > 0 || !parsed.success || token === undefined) return { problems };
   return {
     flags: {
@@ -91,6 +110,7 @@ export function readFlags(
       stateDir: parsed.data['state-dir'],
       token,
       relayPort: parsed.data['relay-port'],
+      tls,
     },
   };
 }

@@ -26,7 +26,7 @@ async function main() {
     logger: log,
   });
   await agent.start();
-  const control = buildControlServer(agent, flags.token);
+  const control = buildControlServer(agent, flags.token, { tls: flags.tls });
   await control.listen({ host: flags.control.host, port: flags.control.port });
   log.info(
     {

@@ -31,6 +31,8 @@ export interface AppOptions {
   loginFailuresPerUser?: number;
   bodyLimitBytes?: number;
   logger?: FastifyServerOptions['logger'];
+  /** Serve HTTPS with this certificate and key (PEM). */
+  https?: { cert: string; key: string };
   /** The built GUI (apps/web/dist); not served when absent. */
   webRoot?: string;
   /** The token the agents accept pushes with. */
@@ -48,6 +50,7 @@ export async function buildApp(options: AppOptions) {
       disableRequestLogging: (request) => request.method === 'GET',
     }),
     bodyLimit: options.bodyLimitBytes ?? 256 * 1024,
+    ...(options.https ? { https: options.https } : {}),
     trustProxy: false,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -67,11 +70,12 @@ export async function buildApp(options: AppOptions) {
     requestTimeoutMs: options.agentSync?.requestTimeoutMs ?? 3000,
     backoffMinMs: options.agentSync?.backoffMinMs ?? 250,
     backoffMaxMs: options.agentSync?.backoffMaxMs ?? 5000,
+    agentCa: options.agentSync?.agentCa,
   });
   const authOptions: AuthOptions = {
     sessionSecret: options.sessionSecret,
     sessionTtlMs: options.sessionTtlMs ?? 8 * 3600 * 1000,
-    secureCookies: options.secureCookies ?? false,
+    secureCookies: options.secureCookies ?? Boolean(options.https),
     loginAttemptsPerAddress: options.loginAttemptsPerAddress ?? 30,
     loginFailuresPerUser: options.loginFailuresPerUser ?? 5,
   };

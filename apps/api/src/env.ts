@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
 const blankAsUnset = (value: unknown) => (value === '' ? undefined : value);
@@ -41,6 +42,9 @@ export const envSchema = z.object({
       .max(60000, { error: 'must be a whole number of milliseconds from 200 to 60000' })
       .default(1000),
   ),
+  IPFE_TLS_CERT: z.preprocess(blankAsUnset, z.string().optional()),
+  IPFE_TLS_KEY: z.preprocess(blankAsUnset, z.string().optional()),
+  IPFE_AGENT_CA: z.preprocess(blankAsUnset, z.string().optional()),
   LOG_LEVEL: z.preprocess(
     blankAsUnset,
     z
@@ -56,8 +60,32 @@ export type Env = z.output<typeof envSchema>;
 /** The parsed environment, or one line per bad variable. */
 export function readEnv(source: NodeJS.ProcessEnv): { env: Env } | { problems: string[] } {
   const result = envSchema.safeParse(source);
-  if (result.success) return { env: result.data };
-  return {
-    problems: result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-  };
+  if (!result.success) {
+    return {
+      problems: result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    };
+  }
+  if (Boolean(result.data.IPFE_TLS_CERT) !== Boolean(result.data.IPFE_TLS_KEY)) {
+    return { problems: ['IPFE_TLS_CERT and IPFE_TLS_KEY (--tls-cert and --tls-key) go together'] };
+  }
+  return { env: result.data };
+}
+
+/** `--tls-cert FILE --tls-key FILE` on the command line stand for IPFE_TLS_CERT and IPFE_TLS_KEY. */
+export function flagsAsEnv(
+  argv: string[],
+): { env: Record<string, string> } | { problems: string[] } {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: { 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
+      strict: true,
+    });
+    const env: Record<string, string> = {};
+    if (values['tls-cert']) env.IPFE_TLS_CERT = values['tls-cert'];
+    if (values['tls-key']) env.IPFE_TLS_KEY = values['tls-key'];
+    return { env };
+  } catch (err) {
+    return { problems: [(err as Error).message] };
+  }
 }

@@ -2,11 +2,13 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.ts';
 import { ensureAdmin, prepareDataDir } from './bootstrap.ts';
-import { readEnv } from './env.ts';
+import { flagsAsEnv, readEnv } from './env.ts';
+import { readFileSync } from 'node:fs';
 
 /** Runs the OAM server: environment, data folder, logger, listen, graceful close. */
 async function main() {
-  const parsed = readEnv(process.env);
+  const flags = flagsAsEnv(process.argv.slice(2));
+  const parsed = 'problems' in flags ? flags : readEnv({ ...process.env, ...flags.env });
   if ('problems' in parsed) {
     for (const line of parsed.problems) console.error(`ipfe-oam: ${line}`);
     process.exit(2);
@@ -18,14 +20,24 @@ async function main() {
     ? env.IPFE_DATA_DIR
     : resolve(base, env.IPFE_DATA_DIR);
   const data = prepareDataDir(dataDir, env.IPFE_AGENT_TOKEN);
+  const readPem = (file: string) =>
+    readFileSync(isAbsolute(file) ? file : resolve(base, file), 'utf8');
+  const https =
+    env.IPFE_TLS_CERT && env.IPFE_TLS_KEY
+      ? { cert: readPem(env.IPFE_TLS_CERT), key: readPem(env.IPFE_TLS_KEY) }
+      : undefined;
 
   const app = await buildApp({
     databaseFile: data.databaseFile,
     sessionSecret: data.sessionSecret,
-    secureCookies: env.IPFE_SECURE_COOKIES === 'true',
+    secureCookies: env.IPFE_SECURE_COOKIES === 'true' || Boolean(https),
+    https,
     webRoot: fileURLToPath(new URL('../../web/dist/', import.meta.url)),
     agentToken: data.agentToken,
-    agentSync: { pollIntervalMs: env.IPFE_STATUS_INTERVAL_MS },
+    agentSync: {
+      pollIntervalMs: env.IPFE_STATUS_INTERVAL_MS,
+      agentCa: env.IPFE_AGENT_CA ? readPem(env.IPFE_AGENT_CA) : undefined,
+    },
     logger: {
       level: env.LOG_LEVEL,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'],
@@ -45,8 +57,10 @@ async function main() {
     });
   }
   await app.listen({ host: env.HOST, port: env.PORT });
+  const address = app.server.address();
+  const port = address && typeof address === 'object' ? address.port : env.PORT;
   console.log(
-    `IPFE OAM listening on http://${env.HOST}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : env.PORT} (data in ${dataDir})`,
+    `IPFE OAM listening on ${https ? 'https' : 'http'}://${env.HOST}:${port} (data in ${dataDir})`,
   );
 }
 

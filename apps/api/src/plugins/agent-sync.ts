@@ -17,10 +17,10 @@ export default fp(
       app.log.child({ component: 'agent-sync' }),
     );
     app.decorate('agentSync', sync);
+    app.addHook('onClose', async () => sync.stop());
     if (!opts.enabled) return;
     app.configRepository.onCommit(() => sync.revisionCommitted());
     app.addHook('onReady', async () => sync.start());
-    app.addHook('onClose', async () => sync.stop());
   },
   { name: 'agent-sync', dependencies: ['config-repository', 'agent-sync-repository'] },
 );

@@ -8,6 +8,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { ConfigRepository } from '../repositories/config-repository.ts';
 import type { AgentSyncRepository, SyncRecord } from '../repositories/agent-sync-repository.ts';
+import { createAgentClient, type AgentClient } from './agent-client.ts';
 
 export interface AgentSyncOptions {
   token: string;
@@ -17,6 +18,8 @@ export interface AgentSyncOptions {
   /** Retry backoff: doubles from min to max, with jitter. */
   backoffMinMs: number;
   backoffMaxMs: number;
+  /** PEM of the CA that signed the agents' certificates: the agents are then spoken to over HTTPS. */
+  agentCa?: string;
 }
 
 /** The OAM's own alarm about an agent it cannot reach. */
@@ -62,6 +65,7 @@ export class AgentSync {
   #slots = new Map<IpfeSlot, Slot>();
   #poll: NodeJS.Timeout | null = null;
   #stopped = false;
+  readonly #client: AgentClient;
 
   constructor(
     private readonly configs: ConfigRepository,
@@ -69,6 +73,7 @@ export class AgentSync {
     private readonly options: AgentSyncOptions,
     private readonly log: FastifyBaseLogger,
   ) {
+    this.#client = createAgentClient({ ca: options.agentCa });
     for (const slot of IPFE_SLOTS) {
       this.#slots.set(slot, {
         record: repository.get(slot),
@@ -89,10 +94,11 @@ export class AgentSync {
     void this.#pollAll();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#poll) clearInterval(this.#poll);
     for (const s of this.#slots.values()) if (s.retry) clearTimeout(s.retry);
+    await this.#client.close();
   }
 
   /** A new revision exists (or the agents' addresses changed): every configured agent gets it. */
@@ -100,7 +106,7 @@ export class AgentSync {
     const latest = this.configs.latestInfo()?.number ?? null;
     const config = this.configs.current();
     for (const [slotName, slot] of this.#slots) {
-      slot.target = targetOf(config, slotName);
+      slot.target = targetOf(config, slotName, this.#client.scheme);
       if (!slot.target || latest === null) {
         slot.status = null;
         continue;
@@ -139,16 +145,12 @@ export class AgentSync {
     if (!document) return;
     slot.inFlight = true;
     try {
-      const response = await fetch(`${slot.target}/v1/config`, {
-        method: 'PUT',
-        headers: {
-          authorization: `Bearer ${this.options.token}`,
-          'content-type': 'application/json',
-        },
+      const response = await this.#client.call('PUT', `${slot.target}/v1/config`, {
+        token: this.options.token,
         body: JSON.stringify(document),
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+        timeoutMs: this.options.requestTimeoutMs,
       });
-      const body = await response.text();
+      const body = response.text;
       const now = new Date().toISOString();
       if (response.status === 200) {
         this.#save(slot, {
@@ -202,12 +204,12 @@ export class AgentSync {
     const slot = this.#slots.get(slotName)!;
     if (this.#stopped || !slot.target) return;
     try {
-      const response = await fetch(`${slot.target}/v1/status`, {
-        headers: { authorization: `Bearer ${this.options.token}` },
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+      const response = await this.#client.call('GET', `${slot.target}/v1/status`, {
+        token: this.options.token,
+        timeoutMs: this.options.requestTimeoutMs,
       });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-      const status = agentStatusSchema.parse(await response.json());
+      const status = agentStatusSchema.parse(JSON.parse(response.text));
       if (status.slot !== slotName) throw new Error(`answered as ${status.slot}`);
       slot.status = status;
       slot.failedPolls = 0;
@@ -369,11 +371,11 @@ export class AgentSync {
   }
 }
 
-function targetOf(config: Configuration, slot: IpfeSlot): string | null {
+function targetOf(config: Configuration, slot: IpfeSlot, scheme: 'http' | 'https'): string | null {
   const node = config.options.ipfe[slot];
   if (!node) return null;
   const host = node.address.includes(':') ? `[${node.address}]` : node.address;
-  return `http://${host}:${node.agentPort}`;
+  return `${scheme}://${host}:${node.agentPort}`;
 }
 
 function messageOf(body: string): string {
@@ -387,5 +389,5 @@ function messageOf(body: string): string {
 
 function causeOf(err: unknown): string {
   const cause = (err as { cause?: { code?: string } }).cause;
-  return cause?.code ?? (err as Error).message ?? String(err);
+  return cause?.code ?? (err as { code?: string }).code ?? (err as Error).message ?? String(err);
 }
