@@ -9,6 +9,8 @@ test.describe('as an operator', () => {
   test.use({ storageState: authFile('operator') });
 
   test('every page passes an axe scan for WCAG 2 A and AA', async ({ page, api }) => {
+    // Eighteen pages, each loaded and scanned: about a second apiece.
+    test.setTimeout(120_000);
     const lab = await api.lab(9);
     const ts = await lab.targetSet({
       family: 'ipv6',
