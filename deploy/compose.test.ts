@@ -479,7 +479,7 @@ describe('docker-compose.yml and the configuration the OAM seeds (IPFE_SEED=comp
       expect(service.networks.backend!.ipv4_address, name).toBe(node.address);
       expect(flag(service.command!, '--control'), name).toBe(`${node.address}:${node.agentPort}`);
       expect(service.healthcheck!.test.at(-1), name).toContain(
-        `'http://${node.address}:${node.agentPort}/v1/health'`,
+        `'://${node.address}:${node.agentPort}/v1/health'`,
       );
       // The TSA this slot is the preferred active for is an address of this container.
       const owned = document.config.targetSets.filter((t) => t.primary.activeIpfe === slot);
@@ -523,7 +523,72 @@ describe('docker-compose.yml and the configuration the OAM seeds (IPFE_SEED=comp
     const oam = compose.services.oam!;
     const port = oam.environment!.PORT;
     expect(oam.ports).toEqual([`127.0.0.1:${port}:${port}`]);
-    expect(oam.healthcheck!.test.at(-1)).toContain(`'http://127.0.0.1:${port}/api/health'`);
+    expect(oam.healthcheck!.test.at(-1)).toContain(`'://127.0.0.1:${port}/api/health'`);
+  });
+});
+
+describe('the healthchecks', () => {
+  it('pass against a healthy service and fail against a stopped one (run against loopback stand-ins)', async () => {
+    // Stand-ins on loopback: an HTTP server that knows only the health paths, a TCP listener.
+    const http = await import('node:http');
+    const net = await import('node:net');
+    const web = http.createServer((req, res) => {
+      res.statusCode = req.url === '/api/health' || req.url === '/v1/health' ? 200 : 404;
+      res.end('{}');
+    });
+    const tcp = net.createServer((socket) => socket.end());
+    const listen = (server: import('node:net').Server) =>
+      new Promise<number>((r) =>
+        server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)),
+      );
+    const [webPort, tcpPort] = [await listen(web), await listen(tcp)];
+    const closed = await new Promise<number>((r) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => r(port));
+      });
+    });
+    try {
+      for (const [name, service] of services) {
+        const [kind, ...argv] = service.healthcheck!.test;
+        expect(kind).toBe('CMD');
+        expect(argv[0], name).toBe('node');
+        const script = argv.at(-1)!;
+        const address = service.networks.backend!.ipv4_address;
+        const retarget = (port: number) =>
+          name === 'oam'
+            ? script.replace('127.0.0.1:8080', `127.0.0.1:${port}`)
+            : name.startsWith('ipfe-')
+              ? script.replace(`${address}:8701`, `127.0.0.1:${port}`)
+              : script.replace(`9675,'${address}'`, `${port},'127.0.0.1'`);
+        const healthy = name.startsWith('appserver-') ? tcpPort : webPort;
+        expect(retarget(healthy), `${name}: the check names its own address`).not.toBe(script);
+        const exit = (port: number) =>
+          run(process.execPath, [...argv.slice(1, -1), retarget(port)], { timeout: 10_000 }).then(
+            () => 0,
+            (e: { code: number }) => e.code,
+          );
+        expect(await exit(healthy), `${name} healthy`).toBe(0);
+        expect(await exit(closed), `${name} stopped`).toBe(1);
+      }
+      // The OAM image's own HEALTHCHECK (for `docker run`), which reads PORT.
+      const { stages } = dockerfileOf(compose.services.oam!);
+      const check = stages.at(-1)!.instructions.find((i) => i.keyword === 'HEALTHCHECK')!;
+      const [, ...imageArgv] = execForm(check.args.slice(check.args.indexOf('CMD ') + 4))!;
+      const imageExit = (port: number) =>
+        run(process.execPath, imageArgv, {
+          env: { ...process.env, PORT: String(port) },
+          timeout: 10_000,
+        }).then(
+          () => 0,
+          (e: { code: number }) => e.code,
+        );
+      expect(await imageExit(webPort)).toBe(0);
+      expect(await imageExit(closed)).toBe(1);
+    } finally {
+      web.close();
+      tcp.close();
+    }
   });
 });
 

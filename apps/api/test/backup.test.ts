@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -117,6 +117,23 @@ describe('npm run backup', () => {
       expect(c.copy).toBeLessThanOrEqual(c.after);
     }
     expect(counts.at(-1)!.copy).toBeGreaterThan(counts[0]!.copy);
+  });
+
+  it('restores: an OAM started on the copy has every revision and its users', async () => {
+    const out = join(t.dir, 'to-restore.sqlite');
+    const result = await backupDatabase(t.databaseFile, out);
+    const restored = join(t.dir, 'restored');
+    mkdirSync(restored);
+    copyFileSync(out, join(restored, 'ipfe-oam.sqlite'));
+    const again = await startApp({ dir: restored });
+    try {
+      expect(again.app.configRepository.count()).toBe(result.revisions);
+      expect(again.app.configRepository.latestInfo()?.sha256).toBe(result.latest!.sha256);
+      const response = await (await login(again.app)).get('/api/target-sets');
+      expect(response.statusCode).toBe(200);
+    } finally {
+      await again.close();
+    }
   });
 
   it('writes into <data>/backups by default and never overwrites a file', async () => {
