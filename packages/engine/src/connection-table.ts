@@ -1,5 +1,6 @@
 import { fmix32 } from './hash.ts';
 import { isIpv4Mapped, type IpWords } from './ip.ts';
+import { MAX_INDEXED_BINDINGS, NOT_FOUND, portKey, SourceIndex } from './source-index.ts';
 
 /**
  * The connection table (SPEC §3.5): key (source IP, source port, TSA, port, protocol) → an
@@ -9,14 +10,14 @@ import { isIpv4Mapped, type IpWords } from './ip.ts';
  * as little memory as possible (at this size every random access is a cache and TLB miss):
  *
  * - Keys are numbers: the source address as four words (IPv4 mapped into IPv6), both ports in
- *   one word, and a scope byte (Target Set, primary/secondary address, protocol, IPv6 flag).
- * - An open-addressing index (linear probing, backward-shift deletion, load ≤ ½) holds, per
- *   entry, 16 bytes: the address word (IPv4) or a fold of the four words (IPv6), the ports, the
- *   scope with the binding, and the slot. An IPv4 lookup is answered from the index alone; an
- *   IPv6 one also checks the entry's record.
+ *   one word, and a scope (Target Set, primary/secondary address, protocol).
+ * - Each listener (scope × destination port) has its own hash index (source-index.ts) from
+ *   (source address, source port) to binding and slot, 8 bytes per entry: an IPv4 lookup reads
+ *   one index entry and nothing else; an IPv6 one also checks the entry's record.
  * - Each entry's record is 64 bytes, in one buffer read through three views: uint32 words 0–3
- *   source address, 4 ports, 5 scope, 6 binding, 7 group, 8 generation; int32 word 9 bucket,
- *   10–13 links (bucket next/prev, binding next/prev); float64 at words 14–15 last activity.
+ *   source address, 4 ports, 5 scope byte, 6 binding + 1, 7 group, 8 generation; int32 word 9
+ *   bucket, 10–13 links (bucket next/prev, binding next/prev); float64 at words 14–15 last
+ *   activity.
  *
  * Delete Age uses time buckets of one second: an entry sits in the bucket of its deadline
  * (last activity + age). `touch` only stores the time; when the bucket comes due the entry is
@@ -46,15 +47,14 @@ const BINDING_NEXT = 12;
 const BINDING_PREV = 13;
 const REC_F64 = REC / 2;
 const LAST_ACTIVE = 7; // float64 index within a record: bytes 56–63
-/** Index entry words: key word, ports, meta (scope byte | binding << 8), slot + 1 (0 = empty). */
-const IDX = 4;
 const INITIAL_CAPACITY = 1024;
+const LARGE_TABLE = 65_536;
 const SLOTS = 2 ** 24;
 const GENERATIONS = 2 ** 29;
 export const MAX_TABLE_ENTRIES = SLOTS - 1;
 /** Scopes the caller passes are 7 bits; the table adds the IPv6 flag as the low bit. */
 export const MAX_SCOPE = 127;
-export const MAX_BINDINGS = 2 ** 24;
+export const MAX_BINDINGS = MAX_INDEXED_BINDINGS;
 
 export class ConnectionTable {
   readonly maxEntries: number;
@@ -67,17 +67,28 @@ export class ConnectionTable {
   #rec = new Uint32Array(0);
   #links = new Int32Array(0);
   #times = new Float64Array(0);
-  #index = new Uint32Array(0);
-  #mask = 0;
+  /** Hash indexes by listener: scope × 65536 + destination port. */
+  #indexes = new Map<number, SourceIndex>();
+  #lastListener = -1;
+  #lastIndex: SourceIndex | undefined = undefined;
+  /** The IPv6 address an index probe confirms against records. */
+  #wanted: IpWords | null = null;
+  readonly #sameAddress = (slot: number): boolean => {
+    const ip = this.#wanted;
+    const o = slot * REC;
+    const rec = this.#rec;
+    return (
+      ip !== null &&
+      rec[o] === ip[0] &&
+      rec[o + 1] === ip[1] &&
+      rec[o + 2] === ip[2] &&
+      rec[o + 3] === ip[3]
+    );
+  };
   #buckets = new BucketHeads();
   #cursor = Number.NEGATIVE_INFINITY;
   /** Buckets are stored relative to the first one, as int32 seconds (±68 years). */
   #bucketBase: number | null = null;
-  /** Where the last unsuccessful probe ended, for which key; -1 when the index changed since. */
-  #vacancy = NONE;
-  #vacancyKey = 0;
-  #vacancyPorts = 0;
-  #vacancyScope = 0;
   #bindingHead = new Int32Array(0);
   #bindingCount = new Uint32Array(0);
   #ageMs = new Float64Array(0);
@@ -98,63 +109,48 @@ export class ConnectionTable {
     return this.#size >= this.maxEntries;
   }
 
-  /** Index position of the entry with this key, or -1. */
-  #probe(ip: IpWords, ports: number, scope: number): number {
-    return isIpv4Mapped(ip)
-      ? this.#probeKey(ip[3] ?? 0, ports, scope << 1, null)
-      : this.#probeKey(foldAddress(ip), ports, (scope << 1) | 1, ip);
+  /** The index of a listener; created when `create`, else undefined when it has no entries. */
+  #indexOf(listener: number, create: boolean): SourceIndex | undefined {
+    if (listener === this.#lastListener && (this.#lastIndex !== undefined || !create)) {
+      return this.#lastIndex;
+    }
+    let index = this.#indexes.get(listener);
+    if (index === undefined && create) {
+      index = new SourceIndex();
+      this.#indexes.set(listener, index);
+    }
+    this.#lastListener = listener;
+    this.#lastIndex = index;
+    return index;
   }
 
-  /** `ip` is null for IPv4 (then `key` is the whole address and the index holds all of it). */
-  #probeKey(key: number, ports: number, scopeByte: number, ip: IpWords | null): number {
-    const index = this.#index;
-    const mask = this.#mask;
-    let i = home(key, ports, scopeByte) & mask;
-    for (;;) {
-      const at = i * IDX;
-      const slot1 = index[at + 3] ?? 0;
-      if (slot1 === 0) {
-        // Remembered so that inserting this key next does not probe again.
-        this.#vacancy = i;
-        this.#vacancyKey = key;
-        this.#vacancyPorts = ports;
-        this.#vacancyScope = scopeByte;
-        return NONE;
-      }
-      if (
-        index[at] === key &&
-        index[at + 1] === ports &&
-        ((index[at + 2] ?? 0) & 0xff) === scopeByte &&
-        (ip === null || this.#sameAddress(slot1 - 1, ip))
-      ) {
-        return i;
-      }
-      i = (i + 1) & mask;
-    }
+  /** The key's position in its listener's index (left in #lastIndex), or NOT_FOUND. */
+  #probe(ip: IpWords, ports: number, scope: number): number {
+    const index = this.#indexOf(scope * 65536 + (ports & 0xffff), false);
+    if (index === undefined) return NONE;
+    if (isIpv4Mapped(ip)) return index.find(ip[3] ?? 0, portKey(ports >>> 16, false), null);
+    this.#wanted = ip;
+    return index.find(foldAddress(ip), portKey(ports >>> 16, true), this.#sameAddress);
   }
 
   /** The slot of the entry with this key, or -1. */
   find(ip: IpWords, ports: number, scope: number): number {
-    const i = this.#probe(ip, ports, scope);
-    return i < 0 ? NONE : (this.#index[i * IDX + 3] ?? 0) - 1;
+    const position = this.#probe(ip, ports, scope);
+    return position === NOT_FOUND ? NONE : (this.#lastIndex?.slotAt(position) ?? NONE);
   }
 
   /** The binding of the entry with this key, or -1: for IPv4, from the index alone. */
   findBinding(ip: IpWords, ports: number, scope: number): number {
-    const i = this.#probe(ip, ports, scope);
-    return i < 0 ? NONE : (this.#index[i * IDX + 2] ?? 0) >>> 8;
+    const position = this.#probe(ip, ports, scope);
+    return position === NOT_FOUND ? NONE : (this.#lastIndex?.bindingAt(position) ?? NONE);
   }
 
   /** `findBinding` for an IPv4 source given as a number (see `parseIpv4`). */
   findBindingV4(address: number, ports: number, scope: number): number {
-    const i = this.#probeKey(address, ports, scope << 1, null);
-    return i < 0 ? NONE : (this.#index[i * IDX + 2] ?? 0) >>> 8;
-  }
-
-  #sameAddress(slot: number, ip: IpWords): boolean {
-    const o = slot * REC;
-    const rec = this.#rec;
-    return rec[o] === ip[0] && rec[o + 1] === ip[1] && rec[o + 2] === ip[2] && rec[o + 3] === ip[3];
+    const index = this.#indexOf(scope * 65536 + (ports & 0xffff), false);
+    if (index === undefined) return NONE;
+    const position = index.find(address, portKey(ports >>> 16, false), null);
+    return position === NOT_FOUND ? NONE : index.bindingAt(position);
   }
 
   /**
@@ -172,7 +168,11 @@ export class ConnectionTable {
     if (this.#size >= this.maxEntries) return NONE;
     if (binding < 0 || binding >= MAX_BINDINGS) throw new RangeError(`binding ${binding}`);
     if (this.#freeHead === NONE && this.#used === this.#capacity) {
-      this.#grow(Math.min(this.#capacity * 2, this.maxEntries));
+      // Doubling while small; past LARGE_TABLE straight to the bound, which costs only address
+      // space until used (fresh memory is zero, and zero reads as free) and spares a big table
+      // its copies, index rebuilds and page faults on the way up.
+      const doubled = this.#capacity * 2;
+      this.#grow(doubled > LARGE_TABLE ? this.maxEntries : Math.min(doubled, this.maxEntries));
     }
     let slot: number;
     if (this.#freeHead !== NONE) {
@@ -183,6 +183,7 @@ export class ConnectionTable {
     }
     const v6 = isIpv4Mapped(ip) ? 0 : 1;
     const scopeByte = (scope << 1) | v6;
+    const index = this.#indexOf(scope * 65536 + (ports & 0xffff), true);
     const o = slot * REC;
     const rec = this.#rec;
     rec[o] = ip[0] ?? 0;
@@ -194,7 +195,12 @@ export class ConnectionTable {
     rec[o + BINDING] = binding + 1;
     rec[o + GROUP] = group >>> 0;
     this.#times[slot * REC_F64 + LAST_ACTIVE] = now;
-    this.#indexAdd(v6 === 0 ? (ip[3] ?? 0) : foldAddress(ip), ports, scopeByte, binding, slot);
+    index?.add(
+      v6 === 0 ? (ip[3] ?? 0) : foldAddress(ip),
+      portKey(ports >>> 16, v6 === 1),
+      binding,
+      slot,
+    );
     this.#bindingLink(slot, binding);
     this.#bucketLink(slot, this.#bucketFor(now + this.ageOf(binding)));
     this.#size++;
@@ -207,7 +213,7 @@ export class ConnectionTable {
     const stored = rec[o + BINDING] ?? FREE;
     if (stored === FREE) return;
     const binding = stored - 1;
-    this.#indexRemove(slot);
+    this.#unindex(slot);
     this.#bindingUnlink(slot, binding);
     this.#bucketUnlink(slot);
     rec[o + BINDING] = FREE;
@@ -384,56 +390,22 @@ export class ConnectionTable {
     this.#ageMs = age;
   }
 
-  #indexAdd(key: number, ports: number, scopeByte: number, binding: number, slot: number): void {
-    const index = this.#index;
-    let i = this.#vacancy;
-    if (
-      i === NONE ||
-      key !== this.#vacancyKey ||
-      ports !== this.#vacancyPorts ||
-      scopeByte !== this.#vacancyScope
-    ) {
-      const mask = this.#mask;
-      i = home(key, ports, scopeByte) & mask;
-      while ((index[i * IDX + 3] ?? 0) !== 0) i = (i + 1) & mask;
-    }
-    this.#vacancy = NONE;
-    const at = i * IDX;
-    index[at] = key;
-    index[at + 1] = ports;
-    index[at + 2] = (scopeByte | (binding << 8)) >>> 0;
-    index[at + 3] = slot + 1;
-  }
-
-  /** Backward-shift deletion: no tombstones, so probe lengths never degrade. */
-  #indexRemove(slot: number): void {
-    this.#vacancy = NONE;
-    const index = this.#index;
-    const mask = this.#mask;
+  #unindex(slot: number): void {
     const o = slot * REC;
     const rec = this.#rec;
+    const ports = rec[o + PORTS] ?? 0;
     const scopeByte = rec[o + SCOPE] ?? 0;
-    const key = (scopeByte & 1) === 0 ? (rec[o + 3] ?? 0) : foldAddress(rec.subarray(o, o + 4));
-    let i = home(key, rec[o + PORTS] ?? 0, scopeByte) & mask;
-    while (index[i * IDX + 3] !== slot + 1) i = (i + 1) & mask;
-    let j = i;
-    for (;;) {
-      j = (j + 1) & mask;
-      const at = j * IDX;
-      if ((index[at + 3] ?? 0) === 0) break;
-      const k = home(index[at] ?? 0, index[at + 1] ?? 0, (index[at + 2] ?? 0) & 0xff) & mask;
-      // Move the entry at j back into the hole at i unless its home lies cyclically in (i, j].
-      const homeBetween = i <= j ? k > i && k <= j : k > i || k <= j;
-      if (!homeBetween) {
-        const to = i * IDX;
-        index[to] = index[at] ?? 0;
-        index[to + 1] = index[at + 1] ?? 0;
-        index[to + 2] = index[at + 2] ?? 0;
-        index[to + 3] = index[at + 3] ?? 0;
-        i = j;
-      }
+    const listener = (scopeByte >>> 1) * 65536 + (ports & 0xffff);
+    const index = this.#indexOf(listener, false);
+    if (index === undefined) return;
+    const v6 = (scopeByte & 1) === 1;
+    const word = v6 ? foldAddress(rec.subarray(o, o + 4)) : (rec[o + 3] ?? 0);
+    index.remove(word, portKey(ports >>> 16, v6), slot);
+    if (index.count === 0) {
+      this.#indexes.delete(listener);
+      this.#lastListener = -1;
+      this.#lastIndex = undefined;
     }
-    index.fill(0, i * IDX, i * IDX + IDX);
   }
 
   #grow(capacity: number): void {
@@ -444,33 +416,7 @@ export class ConnectionTable {
     this.#links = new Int32Array(buffer);
     this.#times = new Float64Array(buffer);
     this.#capacity = capacity;
-    const indexSize = 2 ** Math.ceil(Math.log2(capacity * 2));
-    if (indexSize * IDX === this.#index.length) return;
-    const old = this.#index;
-    const index = new Uint32Array(indexSize * IDX);
-    const mask = indexSize - 1;
-    for (let at = 0; at < old.length; at += IDX) {
-      if ((old[at + 3] ?? 0) === 0) continue;
-      let i = home(old[at] ?? 0, old[at + 1] ?? 0, (old[at + 2] ?? 0) & 0xff) & mask;
-      while ((index[i * IDX + 3] ?? 0) !== 0) i = (i + 1) & mask;
-      const to = i * IDX;
-      index[to] = old[at] ?? 0;
-      index[to + 1] = old[at + 1] ?? 0;
-      index[to + 2] = old[at + 2] ?? 0;
-      index[to + 3] = old[at + 3] ?? 0;
-    }
-    this.#index = index;
-    this.#mask = mask;
-    this.#vacancy = NONE;
   }
-}
-
-/** Where a key's probe starts (before masking): a few multiply–xorshift rounds. */
-function home(key: number, ports: number, scopeByte: number): number {
-  let h = Math.imul(key ^ 0x2c1b3c6d, 0x9e3779b1);
-  h = Math.imul(h ^ (h >>> 15) ^ ports, 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13) ^ scopeByte, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /** An IPv6 address folded into one word for the index (the record keeps all four). */
