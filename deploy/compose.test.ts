@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
 import {
   existsSync,
   mkdtempSync,
@@ -530,14 +532,12 @@ describe('docker-compose.yml and the configuration the OAM seeds (IPFE_SEED=comp
 describe('the healthchecks', () => {
   it('pass against a healthy service and fail against a stopped one (run against loopback stand-ins)', async () => {
     // Stand-ins on loopback: an HTTP server that knows only the health paths, a TCP listener.
-    const http = await import('node:http');
-    const net = await import('node:net');
     const web = http.createServer((req, res) => {
       res.statusCode = req.url === '/api/health' || req.url === '/v1/health' ? 200 : 404;
       res.end('{}');
     });
     const tcp = net.createServer((socket) => socket.end());
-    const listen = (server: import('node:net').Server) =>
+    const listen = (server: net.Server) =>
       new Promise<number>((r) =>
         server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)),
       );
