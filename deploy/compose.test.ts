@@ -300,6 +300,21 @@ describe('docker-compose.yml', () => {
         const flags = argv.slice(2).map((a) => (a === secretPath ? tokenFile : a));
         const parsed = readFlags(flags, {});
         expect(parsed, `${name}: ${argv.join(' ')}`).toHaveProperty('flags');
+        // And the real command, with one value it must refuse added: that is its only complaint.
+        expect(flags).not.toContain('--relay-port');
+        const refused = await run(process.execPath, [
+          join(root, scriptOf(argv)),
+          ...flags,
+          '--relay-port',
+          '0',
+        ]).catch((e: { code: number; stderr: string }) => e);
+        expect(refused, name).toMatchObject({ code: 2 });
+        expect(
+          (refused as { stderr: string }).stderr
+            .split('\n')
+            .filter((l) => l.startsWith('ipfe-agent:')),
+          name,
+        ).toEqual(['ipfe-agent: --relay-port must be a TCP port (1–65535)']);
       }
 
       const reporter = byName('@ipfe/reporter')!;
