@@ -116,7 +116,7 @@ export class ConnectionTable {
     }
     let index = this.#indexes.get(listener);
     if (index === undefined && create) {
-      index = new SourceIndex();
+      index = new SourceIndex(this.maxEntries);
       this.#indexes.set(listener, index);
     }
     this.#lastListener = listener;

@@ -4,7 +4,7 @@ import { MAX_INDEXED_BINDINGS, NOT_FOUND, portKey, SourceIndex } from './source-
 
 describe('SourceIndex', () => {
   it('finds an entry by address word and source port, with its binding and slot', () => {
-    const index = new SourceIndex();
+    const index = new SourceIndex(1_000_000);
     index.find(0x0a000001, portKey(40000, false), null);
     index.add(0x0a000001, portKey(40000, false), 4321, 7);
     const at = index.find(0x0a000001, portKey(40000, false), null);
@@ -17,7 +17,7 @@ describe('SourceIndex', () => {
   });
 
   it('asks the caller to confirm IPv6 matches, so that two addresses with one fold stay apart', () => {
-    const index = new SourceIndex();
+    const index = new SourceIndex(1_000_000);
     index.add(99, portKey(1, true), 1, 10);
     index.add(99, portKey(1, true), 2, 11);
     const slotIs = (slot: number) => (s: number) => s === slot;
@@ -26,8 +26,29 @@ describe('SourceIndex', () => {
     expect(index.find(99, portKey(1, true), slotIs(12))).toBe(NOT_FOUND);
   });
 
+  it('holds its limit once large (a size that is not a power of two), through removals', () => {
+    const limit = 150_000;
+    const index = new SourceIndex(limit);
+    const word = (i: number) => (Math.imul(i, 0x9e3779b1) >>> 0) % 5000;
+    const port = (i: number) => i % 65536;
+    let wrong = 0;
+    for (let i = 0; i < limit; i++) {
+      if (index.find(word(i), portKey(port(i), false), null) !== NOT_FOUND) wrong++;
+      index.add(word(i), portKey(port(i), false), i % MAX_INDEXED_BINDINGS, i);
+    }
+    for (let i = 0; i < limit; i += 2) index.remove(word(i), portKey(port(i), false), i);
+    expect(index.count).toBe(limit / 2);
+    for (let i = 0; i < limit; i++) {
+      const at = index.find(word(i), portKey(port(i), false), null);
+      if (i % 2 === 0 ? at !== NOT_FOUND : index.slotAt(at) !== i) wrong++;
+    }
+    expect(wrong).toBe(0);
+  });
+
   it('refuses a binding that does not fit its 13 bits', () => {
-    expect(() => new SourceIndex().add(1, 1, MAX_INDEXED_BINDINGS, 0)).toThrow(/does not fit/);
+    expect(() => new SourceIndex(1_000_000).add(1, 1, MAX_INDEXED_BINDINGS, 0)).toThrow(
+      /does not fit/,
+    );
   });
 
   it('behaves like a map under any sequence of adds and removes, through growth', () => {
@@ -39,7 +60,7 @@ describe('SourceIndex', () => {
     });
     fc.assert(
       fc.property(fc.array(op, { maxLength: 500 }), (ops) => {
-        const index = new SourceIndex();
+        const index = new SourceIndex(1_000_000);
         const model = new Map<string, { binding: number; slot: number }>();
         let nextSlot = 0;
         for (const o of ops) {

@@ -6,7 +6,12 @@
  * kept to 8 bytes and holds everything a lookup needs: the address word (an IPv4 address, or a
  * fold of an IPv6 one) and a meta word (in use, IPv6, source port, binding). An IPv4 lookup
  * reads one entry and nothing else. The slot of each entry, needed less often, sits in a
- * parallel array. Linear probing, backward-shift deletion (no tombstones), load ≤ ½.
+ * parallel array. Linear probing, backward-shift deletion (no tombstones).
+ *
+ * The index doubles while small, at a load of ½. Past LARGE_INDEX entries it grows at once to
+ * hold the table's bound at a load of MAX_LOAD (any size, not a power of two): at a million
+ * entries the array is then 11 MB rather than 16, which matters more than the slightly longer
+ * probes, because most of its pages then stay in the TLB.
  */
 
 /** Bindings are 13 bits of the meta word. */
@@ -16,6 +21,8 @@ const BINDING_SHIFT = 17;
 /** In use, IPv6 flag and source port: the part of the meta word that is key. */
 const KEY_BITS = IN_USE | 0x1ffff;
 const MIN_SIZE = 16;
+const LARGE_INDEX = 1 << 16;
+const MAX_LOAD = 0.7;
 /** Past this many positions a new array is written through once (see `#resize`). */
 const PREFAULT_SIZE = 1 << 17;
 export const NOT_FOUND = -1;
@@ -26,19 +33,22 @@ export function portKey(sourcePort: number, v6: boolean): number {
 }
 
 export class SourceIndex {
+  /** The most entries this index will ever hold (the connection table's bound). */
+  readonly limit: number;
   #keys: Uint32Array;
   #slots: Uint32Array;
-  #mask: number;
+  #size: number;
   #count = 0;
   /** Where the last unsuccessful `find` ended, and for which key (-1: nothing remembered). */
   #vacancy = NOT_FOUND;
   #vacancyWord = 0;
   #vacancyPort = 0;
 
-  constructor(size = MIN_SIZE) {
-    this.#keys = new Uint32Array(2 * size);
-    this.#slots = new Uint32Array(size);
-    this.#mask = size - 1;
+  constructor(limit: number) {
+    this.limit = limit;
+    this.#keys = new Uint32Array(2 * MIN_SIZE);
+    this.#slots = new Uint32Array(MIN_SIZE);
+    this.#size = MIN_SIZE;
   }
 
   get count(): number {
@@ -51,9 +61,9 @@ export class SourceIndex {
    */
   find(word: number, port: number, sameAddress: ((slot: number) => boolean) | null): number {
     const keys = this.#keys;
-    const mask = this.#mask;
+    const size = this.#size;
     const wanted = IN_USE | port;
-    let i = home(word, port) & mask;
+    let i = home(word, port, size);
     for (;;) {
       const meta = keys[2 * i + 1] ?? 0;
       if (meta === 0) {
@@ -69,7 +79,7 @@ export class SourceIndex {
       ) {
         return i;
       }
-      i = (i + 1) & mask;
+      i = i + 1 === size ? 0 : i + 1;
     }
   }
 
@@ -86,12 +96,18 @@ export class SourceIndex {
     if (binding < 0 || binding >= MAX_INDEXED_BINDINGS) {
       throw new RangeError(`binding ${binding} does not fit the index`);
     }
-    if (2 * (this.#count + 1) > this.#mask + 1) this.#resize(2 * (this.#mask + 1));
+    const size = this.#size;
+    if (size < LARGE_INDEX ? 2 * (this.#count + 1) > size : this.#count + 1 > MAX_LOAD * size) {
+      const doubled = 2 * size;
+      this.#resize(
+        doubled < LARGE_INDEX ? doubled : Math.max(doubled, Math.ceil(this.limit / MAX_LOAD)),
+      );
+    }
     let i = this.#vacancy;
     if (i === NOT_FOUND || word !== this.#vacancyWord || port !== this.#vacancyPort) {
-      const mask = this.#mask;
-      i = home(word, port) & mask;
-      while ((this.#keys[2 * i + 1] ?? 0) !== 0) i = (i + 1) & mask;
+      const n = this.#size;
+      i = home(word, port, n);
+      while ((this.#keys[2 * i + 1] ?? 0) !== 0) i = i + 1 === n ? 0 : i + 1;
     }
     this.#vacancy = NOT_FOUND;
     this.#keys[2 * i] = word;
@@ -104,21 +120,21 @@ export class SourceIndex {
   remove(word: number, port: number, slot: number): void {
     const keys = this.#keys;
     const slots = this.#slots;
-    const mask = this.#mask;
+    const size = this.#size;
     this.#vacancy = NOT_FOUND;
-    let i = home(word, port) & mask;
+    let i = home(word, port, size);
     while (slots[i] !== slot || (keys[2 * i + 1] ?? 0) === 0) {
       if ((keys[2 * i + 1] ?? 0) === 0) throw new Error(`slot ${slot} is not in the index`);
-      i = (i + 1) & mask;
+      i = i + 1 === size ? 0 : i + 1;
     }
     // Backward shift: move each following entry of the cluster back into the hole, unless its
     // home lies cyclically in (hole, its position].
     let j = i;
     for (;;) {
-      j = (j + 1) & mask;
+      j = j + 1 === size ? 0 : j + 1;
       const meta = keys[2 * j + 1] ?? 0;
       if (meta === 0) break;
-      const k = home(keys[2 * j] ?? 0, meta & 0x1ffff) & mask;
+      const k = home(keys[2 * j] ?? 0, meta & 0x1ffff, size);
       const homeBetween = i <= j ? k > i && k <= j : k > i || k <= j;
       if (!homeBetween) {
         keys[2 * i] = keys[2 * j] ?? 0;
@@ -144,28 +160,31 @@ export class SourceIndex {
       keys.fill(0);
       slots.fill(0);
     }
-    const mask = size - 1;
     for (let p = 0; p < oldSlots.length; p++) {
       const meta = oldKeys[2 * p + 1] ?? 0;
       if (meta === 0) continue;
       const word = oldKeys[2 * p] ?? 0;
-      let i = home(word, meta & 0x1ffff) & mask;
-      while ((keys[2 * i + 1] ?? 0) !== 0) i = (i + 1) & mask;
+      let i = home(word, meta & 0x1ffff, size);
+      while ((keys[2 * i + 1] ?? 0) !== 0) i = i + 1 === size ? 0 : i + 1;
       keys[2 * i] = word;
       keys[2 * i + 1] = meta;
       slots[i] = oldSlots[p] ?? 0;
     }
     this.#keys = keys;
     this.#slots = slots;
-    this.#mask = mask;
+    this.#size = size;
     this.#vacancy = NOT_FOUND;
   }
 }
 
-/** Where a key's probe starts (before masking): multiply–xorshift rounds over both words. */
-function home(word: number, port: number): number {
+/**
+ * Where a key's probe starts: multiply–xorshift rounds over both words, then the top 24 bits
+ * of the hash scaled onto [0, size) by a multiplication (exact in a double for any size the
+ * index takes).
+ */
+function home(word: number, port: number, size: number): number {
   let h = Math.imul(word ^ 0x2c1b3c6d, 0x9e3779b1);
   h = Math.imul(h ^ (h >>> 15) ^ port, 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return Math.floor((((h ^ (h >>> 16)) >>> 8) * size) / 16777216);
 }
