@@ -20,6 +20,7 @@ import { MateLink, type Beacon } from './mate-link.ts';
 import { Monitor } from './monitor.ts';
 import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch } from './balance.ts';
+import { AddressHolder } from './address-holder.ts';
 
 export interface AgentOptions {
   slot: IpfeSlot;
@@ -32,6 +33,8 @@ export interface AgentOptions {
   holdOffMs?: number;
   drainTimeoutMs?: number;
   maxConnections?: number;
+  /** Hold served TSAs on this interface (add, announce, remove); unset: the addresses exist already. */
+  addressDevice?: string;
 }
 
 export type PushResult =
@@ -69,9 +72,11 @@ export class Agent {
   #mateLink: MateLink;
   #relay: InitiatorRelay;
   #balance = new BalanceWatch();
+  #addresses: AddressHolder | null = null;
   #owned = new Map<string, TsaRoles>();
   #mateHeardAt: number;
   #mateBoot: string | null = null;
+  #mateAddress: string | null = null;
   #tick: NodeJS.Timeout | null = null;
   #lastExpire = 0;
   #lastAlarms = 0;
@@ -134,6 +139,7 @@ export class Agent {
       (beacon) => this.#onBeacon(beacon),
       this.log,
     );
+    if (options.addressDevice) this.#addresses = new AddressHolder(options.addressDevice, this.log);
     this.#relay = new InitiatorRelay({
       engine: () => this.#engine,
       tsaFor: (s) => this.#initiatorTsa(s),
@@ -147,7 +153,6 @@ export class Agent {
 
   /** Starts with the persisted configuration, if any, without waiting for the OAM. */
   async start(): Promise<void> {
-    this.#ownership.restarted(this.slot, monotonic());
     const persisted = this.store.load();
     if (persisted && 'error' in persisted) {
       this.log.error(
@@ -214,6 +219,9 @@ export class Agent {
         slot: this.slot,
         maxConnections: this.options.maxConnections,
       });
+      // This node exists for its mate from its first beacon on: the preemption hold-off counts
+      // from here, as the mate's does from hearing that beacon, so that they hand over together.
+      this.#ownership.restarted(this.slot, now);
     }
     this.#ownership.apply(document);
     this.#document = document;
@@ -226,9 +234,15 @@ export class Agent {
     );
     const options = document.config.options;
     const own = options.ipfe[this.slot]?.address ?? this.options.controlHost;
+    const mateAddress = options.ipfe[this.mate]?.address ?? null;
+    if (mateAddress !== this.#mateAddress) {
+      // A mate just configured (or moved) gets a whole mateTimeoutMs to be heard.
+      this.#mateAddress = mateAddress;
+      this.#mateHeardAt = now;
+    }
     this.#mateLink.configure({
       ownAddress: own,
-      mateAddress: options.ipfe[this.mate]?.address ?? null,
+      mateAddress,
       mateSlot: this.mate,
       port: options.mateHeartbeatPort,
       intervalMs: options.mateIntervalMs,
@@ -332,6 +346,7 @@ export class Agent {
         if (!next.has(address)) this.log.info({ tsa: address }, 'no longer serving TSA');
       }
       this.#owned = next;
+      await this.#addresses?.hold([...next.keys()]);
       await this.#dataPlane.setListeners(this.#wantedListeners());
     });
     return this.#reconciling;
@@ -392,6 +407,10 @@ export class Agent {
       (ts) => ownedSets.has(ts.number) && ts.protocols === 'sctp',
     );
     this.alarms.reconcile(5002, [
+      ...(this.#addresses?.failures() ?? []).map((f) => ({
+        server: f.address,
+        text: `Cannot hold TSA ${f.address} on the interface (${f.error})`,
+      })),
       ...this.#dataPlane.bindFailures().map((f) => ({
         targetSet: f.targetSet,
         server: `${f.tsa}:${f.port}`,
@@ -473,6 +492,7 @@ export class Agent {
     this.#mateLink.close();
     this.#relay.close();
     await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
+    await this.#addresses?.releaseAll();
     this.#monitor.close();
   }
 }

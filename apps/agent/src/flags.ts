@@ -4,7 +4,7 @@ import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
 
 export const USAGE =
-  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE]';
+  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV]';
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -13,6 +13,7 @@ export interface AgentFlags {
   token: string;
   relayPort: number;
   tls: { cert: string; key: string } | null;
+  manageAddresses: string | null;
 }
 
 const TOKEN = /^[A-Za-z0-9._~+/=-]{32,256}$/;
@@ -60,6 +61,7 @@ export function readFlags(
         'relay-port': { type: 'string' },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
+        'manage-addresses': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -111,6 +113,8 @@ export function readFlags(
       token,
       relayPort: parsed.data['relay-port'],
       tls,
+      manageAddresses:
+        typeof values['manage-addresses'] === 'string' ? values['manage-addresses'] : null,
     },
   };
 }

@@ -24,6 +24,7 @@ async function main() {
     relayPort: flags.relayPort,
     controlHost: flags.control.host,
     logger: log,
+    addressDevice: flags.manageAddresses ?? undefined,
   });
   await agent.start();
   const control = buildControlServer(agent, flags.token, { tls: flags.tls });
