@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'deploy', include: ['*.test.ts'], testTimeout: 60_000 },
+  test: { name: 'deploy', include: ['*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
 });

@@ -68,7 +68,7 @@ beforeAll(async () => {
   while (statSync(t.databaseFile).size + statSync(`${t.databaseFile}-wal`).size < 600_000)
     await new Promise((r) => setTimeout(r, 20));
   await writer.stop();
-});
+}, 60_000);
 afterAll(() => t.close());
 
 describe('npm run backup', () => {
