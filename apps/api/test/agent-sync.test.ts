@@ -167,6 +167,9 @@ describe('pushing revisions to the agents', () => {
       return s.state === 'rejected' ? s : undefined;
     });
     expect(a2?.rejected?.error).toBe('The agent refused the deployment token');
+    // Fixed and restarted, the agent gets the rejected revision again without a new commit.
+    startAgent('A2');
+    await waitFor('A2 synced after its restart', synced('A2'));
   });
 
   it('remembers push state across an OAM restart', async () => {

@@ -39,6 +39,8 @@ interface Slot {
   status: AgentStatus | null;
   failedPolls: number;
   contactSavedAt: number;
+  /** The agent process last seen (its boot id): a new one is a restart. */
+  boot: string | null;
 }
 
 export interface SlotView {
@@ -84,6 +86,7 @@ export class AgentSync {
         status: null,
         failedPolls: 0,
         contactSavedAt: 0,
+        boot: null,
       });
     }
   }
@@ -234,6 +237,19 @@ export class AgentSync {
     const slot = this.#slots.get(slotName)!;
     const desired = slot.record.desiredRevision;
     if (desired === null) return;
+    if (
+      slot.boot !== null &&
+      slot.boot !== status.boot &&
+      slot.record.rejectedRevision === desired
+    ) {
+      // A restarted agent (new token, new version) gets the rejected revision once more.
+      this.log.info(
+        { slot: slotName, revision: desired },
+        'agent restarted: pushing the rejected revision again',
+      );
+      this.#save(slot, { rejectedRevision: null, rejectedError: null, state: 'pending' });
+    }
+    slot.boot = status.boot;
     const document = status.revision === desired ? this.configs.document(desired) : null;
     if (document && status.sha256 === document.sha256) {
       if (slot.record.state !== 'synced' || slot.record.appliedRevision !== desired) {
