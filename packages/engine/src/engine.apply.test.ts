@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, type OpenResult } from './engine.ts';
+import { Engine } from './engine.ts';
+import type { OpenResult } from './types.ts';
 import { configDocument, type TargetSetSpec } from './testing.ts';
 
 const TSA = '192.0.2.1';

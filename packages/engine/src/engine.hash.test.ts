@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, type OpenResult } from './engine.ts';
+import { Engine } from './engine.ts';
+import type { OpenResult } from './types.ts';
 import { SERVER_STATES, type ServerState } from './server-state.ts';
 import { configDocument, sourceMappedTo, SPEC_STATE_TABLE } from './testing.ts';
 

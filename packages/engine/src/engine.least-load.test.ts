@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, type Heartbeat, type OpenResult } from './engine.ts';
+import { Engine } from './engine.ts';
+import type { Heartbeat, OpenResult } from './types.ts';
 import { SERVER_STATES, type ServerState } from './server-state.ts';
 import { configDocument, SPEC_STATE_TABLE, type TargetSetSpec } from './testing.ts';
 import type { OptionsInput, PeerNodeGroup } from '@ipfe/schema';

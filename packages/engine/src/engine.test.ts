@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, type OpenRequest, type OpenResult } from './engine.ts';
+import { Engine } from './engine.ts';
+import type { OpenRequest, OpenResult } from './types.ts';
 import { configDocument, type DocumentSpec } from './testing.ts';
 
 const TSA = '192.0.2.1';

@@ -1,10 +1,10 @@
-import type { ConfigDocument, DerivedTargetSet, IpfeSlot, Options } from '@ipfe/schema';
+import type { ConfigDocument, IpfeSlot, Options } from '@ipfe/schema';
 import { ConnectionTable } from './connection-table.ts';
-import { Counters, type CloseReason, type RefusalCounts, type RefusalReason } from './counters.ts';
+import { Counters, type CloseReason, type RefusalReason } from './counters.ts';
 import { fmix32, hashSource, hashString, mix32 } from './hash.ts';
-import { InitiatorRoutes, PortAllocator, type PortRange } from './initiator-ports.ts';
+import { PortAllocator } from './initiator-ports.ts';
 import { newIpWords, parseIp, parseIpv4 } from './ip.ts';
-import { chooseLeastLoaded, loadOf } from './least-load.ts';
+import { chooseLeastLoaded } from './least-load.ts';
 import { buildMaglev, maglevLookup, NO_SERVER, type MaglevTable } from './maglev.ts';
 import { filterByPeerNodeGroup, NO_GROUP, PeerNodeGroups } from './peer-node.ts';
 import { RateWindow } from './rate-window.ts';
@@ -14,321 +14,30 @@ import {
   OWN_NEW_ALLOW,
   OWN_NEW_BY_CODE,
   OWN_NEW_LAST_RESORT,
-  SERVER_STATES,
   STATE_CODE,
-  type ReportedState,
-  type ServerState,
 } from './server-state.ts';
+import { Server } from './server.ts';
 import { smoothWeightedPick } from './swrr.ts';
-
-/** Time is always an argument: milliseconds on any monotonic scale the caller chooses. */
-export type Millis = number;
-/** Names one connection while it is open; never reused for a later connection. */
-export type ConnectionId = number;
-export type Protocol = 'tcp' | 'sctp';
+import { TargetSet, type Member } from './target-set.ts';
+import type {
+  ApplyResult,
+  ClosedConnection,
+  ConnectionId,
+  ConnectionKey,
+  EngineCounters,
+  EngineOptions,
+  EngineStatus,
+  Heartbeat,
+  InitiatorPort,
+  Millis,
+  OpenRequest,
+  OpenResult,
+  PortAllocation,
+  Route,
+  ServerStatus,
+} from './types.ts';
 
 export const DEFAULT_MAX_CONNECTIONS = 1_000_000;
-
-export interface EngineOptions {
-  /** This agent's slot: only the TSAs it is active or standby for are served. All when unset. */
-  readonly slot?: IpfeSlot;
-  /** The connection table's bound (default 1,000,000). */
-  readonly maxConnections?: number;
-}
-
-/** A connection as the data path sees it: (protocol, source IP/port, TSA IP/port). */
-export interface ConnectionKey {
-  readonly protocol: Protocol;
-  readonly sourceIp: string;
-  readonly sourcePort: number;
-  readonly tsa: string;
-  readonly port: number;
-}
-
-export interface OpenRequest extends ConnectionKey {
-  /** Servers not to choose (the agent failed to connect to them for this client). */
-  readonly avoid?: readonly string[];
-}
-
-export type OpenResult =
-  | {
-      readonly ok: true;
-      readonly id: ConnectionId;
-      readonly targetSet: number;
-      /** The server (its primary address, as listed). */
-      readonly server: string;
-      /** Where to connect: the server's secondary address for the secondary TSA. */
-      readonly address: string;
-      /** True when the key was already in the table (same server as before). */
-      readonly existing: boolean;
-    }
-  | { readonly ok: false; readonly reason: RefusalReason; readonly targetSet: number | null };
-
-/** Where an open connection goes. */
-export interface Route {
-  readonly targetSet: number;
-  readonly tsa: string;
-  /** The server (its primary address, as listed). */
-  readonly server: string;
-  /** Where to connect: the server's secondary address for the secondary TSA. */
-  readonly address: string;
-}
-
-export interface ClosedConnection {
-  readonly id: ConnectionId;
-  readonly targetSet: number;
-  readonly server: string;
-  readonly reason: CloseReason;
-}
-
-/** A heartbeat line of SPEC §4.3 (the agent parses and checks it). */
-export interface Heartbeat {
-  readonly mps: number;
-  readonly mpsCapacity: number;
-  readonly connections: number;
-  readonly connectionCapacity: number;
-  readonly state?: ReportedState;
-}
-
-export interface InitiatorPort {
-  readonly tsa: string;
-  readonly server: string;
-  readonly port: number;
-}
-
-export type PortAllocation =
-  | { readonly ok: true; readonly port: number }
-  | {
-      readonly ok: false;
-      readonly reason: 'unknown-tsa' | 'initiator-disabled' | 'unknown-server' | 'ports-exhausted';
-    };
-
-export interface ApplyResult {
-  readonly closed: ClosedConnection[];
-  /** Initiator ports that were in use for a (TSA, server) the new configuration removes. */
-  readonly releasedPorts: InitiatorPort[];
-}
-
-export interface ServerStatus {
-  readonly address: string;
-  readonly state: ServerState;
-  /** When the server entered `state`. */
-  readonly since: Millis;
-  readonly weight: number;
-  /** L of SPEC §3.3 now (null before the first report). */
-  readonly load: number | null;
-  /** New connections given to the server in the last second (the r of L). */
-  readonly recent: number;
-  /** Open connections of this Target Set on the server. */
-  readonly active: number;
-}
-
-export interface TargetSetStatus {
-  readonly number: number;
-  readonly disabled: boolean;
-  readonly algorithm: 'hash' | 'leastLoad';
-  /** Servers able to take new connections (weight > 0, state not refusing), of `servers`. */
-  readonly activeBindings: number;
-  readonly servers: ServerStatus[];
-}
-
-export interface EngineStatus {
-  readonly revision: number;
-  readonly connections: number;
-  readonly maxConnections: number;
-  readonly targetSets: TargetSetStatus[];
-}
-
-export interface ServerCounters {
-  readonly address: string;
-  readonly opened: number;
-  readonly active: number;
-  readonly expired: number;
-  readonly evicted: number;
-}
-
-export interface TargetSetCounters {
-  readonly number: number;
-  readonly refused: RefusalCounts;
-  readonly servers: ServerCounters[];
-}
-
-export interface EngineCounters {
-  readonly revision: number;
-  readonly connections: number;
-  readonly maxConnections: number;
-  /** Entries `expire` has examined so far (its cost, which tracks what expires). */
-  readonly expireExamined: number;
-  /** Refusals that name no Target Set (unknown TSA, malformed source). */
-  readonly refused: RefusalCounts;
-  readonly targetSets: TargetSetCounters[];
-}
-
-/** What the engine knows about one application server (by its listed primary address). */
-class Server {
-  readonly index: number;
-  readonly address: string;
-  code: number = STATE_CODE.initializing;
-  reported = false;
-  mps = 0;
-  mpsCapacity = 0;
-  connections = 0;
-  connectionCapacity = 0;
-  lastHeard: Millis = 0;
-  /** When the state last changed. */
-  since: Millis = 0;
-  inUse = false;
-  /** Live bindings (TSA × this server) of the current configuration. */
-  bindings: number[] = [];
-  /** Open connections from each peer node group (by group id). */
-  groupCounts = new Uint32Array(0);
-
-  constructor(index: number, address: string) {
-    this.index = index;
-    this.address = address;
-  }
-
-  get state(): ServerState {
-    return SERVER_STATES[this.code] ?? 'offline';
-  }
-
-  groupCount(group: number): number {
-    return this.groupCounts[group] ?? 0;
-  }
-
-  addToGroup(group: number, delta: number): void {
-    if (group >= this.groupCounts.length) {
-      const next = new Uint32Array(Math.max(8, 2 ** Math.ceil(Math.log2(group + 1))));
-      next.set(this.groupCounts);
-      this.groupCounts = next;
-    }
-    this.groupCounts[group] = (this.groupCounts[group] ?? 0) + delta;
-  }
-}
-
-interface Member {
-  readonly server: Server;
-  readonly weight: number;
-  readonly secondaryAddress: string | null;
-  readonly range: PortRange | null;
-  /** For the overflow order (weighted rendezvous hashing). */
-  readonly seed: number;
-}
-
-class TargetSet {
-  readonly number: number;
-  readonly algorithm: 'hash' | 'leastLoad';
-  readonly disabled: boolean;
-  readonly tcp: boolean;
-  readonly sctp: boolean;
-  readonly deleteAgeMs: number;
-  readonly fm: number;
-  readonly fc: number;
-  readonly allowedDeviation: number;
-  /** D when Peer Node Aware is on, else 0. */
-  readonly peerNodeThreshold: number;
-  readonly initiatorSupport: boolean;
-  readonly members: readonly Member[];
-  readonly weights: Float64Array;
-  readonly highestWeight: number;
-  readonly current: Float64Array;
-  readonly loads: Float64Array;
-  readonly candidates: Int32Array;
-  readonly counts: Float64Array;
-  readonly routes: InitiatorRoutes;
-  maglev: MaglevTable | null = null;
-  maglevVersion = -1;
-  maglevSignature = '';
-  /** Positions whose state allows new connections (weight > 0), then the stressed ones. */
-  readonly eligible: Int32Array;
-  eligibleCount = 0;
-  readonly lastResort: Int32Array;
-  lastResortCount = 0;
-  #stateVersion = -1;
-  /** L = base + perConnection · r, from the latest reports (recomputed when one arrives). */
-  readonly base: Float64Array;
-  readonly perConnection: Float64Array;
-  readonly serverIndex: Int32Array;
-  #loadVersion = -1;
-
-  constructor(ts: DerivedTargetSet, members: Member[]) {
-    this.number = ts.number;
-    this.algorithm = ts.algorithm;
-    this.disabled = ts.disabled;
-    this.tcp = ts.protocols !== 'sctp';
-    this.sctp = ts.protocols !== 'tcp';
-    this.deleteAgeMs = ts.deleteAgeSeconds * 1000;
-    this.fm = ts.leastLoad.mpsFactor;
-    this.fc = ts.leastLoad.connectionCountFactor;
-    this.allowedDeviation = ts.leastLoad.allowedDeviation;
-    this.peerNodeThreshold = ts.leastLoad.peerNodeAware ? ts.leastLoad.peerNodeThreshold : 0;
-    this.initiatorSupport = ts.initiatorSupport;
-    this.members = members;
-    this.weights = Float64Array.from(members, (m) => m.weight);
-    this.highestWeight = members.reduce((max, m) => Math.max(max, m.weight), 0);
-    this.current = new Float64Array(members.length);
-    this.loads = new Float64Array(members.length);
-    this.candidates = new Int32Array(members.length);
-    this.counts = new Float64Array(members.length);
-    this.routes = new InitiatorRoutes(
-      members.map((m) => ({ server: m.server.address, range: m.range })),
-    );
-    this.eligible = new Int32Array(members.length);
-    this.lastResort = new Int32Array(members.length);
-    this.base = new Float64Array(members.length);
-    this.perConnection = new Float64Array(members.length);
-    this.serverIndex = Int32Array.from(members, (m) => m.server.index);
-  }
-
-  /** Brings the candidate lists and load coefficients up to date with the servers. */
-  refresh(stateVersion: number, loadVersion: number): void {
-    const members = this.members;
-    if (stateVersion !== this.#stateVersion) {
-      this.#stateVersion = stateVersion;
-      let n = 0;
-      let k = 0;
-      for (let j = 0; j < members.length; j++) {
-        const m = members[j];
-        if (m === undefined || m.weight === 0) continue;
-        const allows = OWN_NEW_BY_CODE[m.server.code];
-        if (allows === OWN_NEW_ALLOW) this.eligible[n++] = j;
-        else if (allows === OWN_NEW_LAST_RESORT) this.lastResort[k++] = j;
-      }
-      this.eligibleCount = n;
-      this.lastResortCount = k;
-    }
-    if (loadVersion !== this.#loadVersion) {
-      this.#loadVersion = loadVersion;
-      for (let j = 0; j < members.length; j++) {
-        const m = members[j];
-        if (m === undefined || m.weight === 0) continue;
-        const s = m.server;
-        const scale = this.highestWeight / m.weight;
-        const perMps = s.reported && s.mpsCapacity > 0 ? (this.fm * scale) / s.mpsCapacity : 0;
-        const perConnection =
-          s.reported && s.connectionCapacity > 0 ? (this.fc * scale) / s.connectionCapacity : 0;
-        this.base[j] = perMps * s.mps + perConnection * s.connections;
-        this.perConnection[j] = perConnection;
-      }
-    }
-  }
-
-  load(position: number, recent: number): number | null {
-    const m = this.members[position];
-    if (!m || !m.server.reported || m.weight === 0) return null;
-    const s = m.server;
-    return loadOf(
-      this.fm,
-      this.fc,
-      s.mps,
-      s.mpsCapacity,
-      s.connections + recent,
-      s.connectionCapacity,
-      m.weight,
-      this.highestWeight,
-    );
-  }
-}
 
 interface Tsa {
   readonly address: string;

@@ -4,29 +4,28 @@
  * answers open/lookup/touch/close/expire, server monitoring events, initiator ports, status and
  * counters; `Ownership` says which IPFE serves each TSA address.
  */
-export {
-  Engine,
-  DEFAULT_MAX_CONNECTIONS,
-  type ApplyResult,
-  type ClosedConnection,
-  type ConnectionId,
-  type ConnectionKey,
-  type EngineCounters,
-  type EngineOptions,
-  type EngineStatus,
-  type Heartbeat,
-  type InitiatorPort,
-  type Millis,
-  type OpenRequest,
-  type OpenResult,
-  type PortAllocation,
-  type Protocol,
-  type Route,
-  type ServerCounters,
-  type ServerStatus,
-  type TargetSetCounters,
-  type TargetSetStatus,
-} from './engine.ts';
+export { Engine, DEFAULT_MAX_CONNECTIONS } from './engine.ts';
+export type {
+  ApplyResult,
+  ClosedConnection,
+  ConnectionId,
+  ConnectionKey,
+  EngineCounters,
+  EngineOptions,
+  EngineStatus,
+  Heartbeat,
+  InitiatorPort,
+  Millis,
+  OpenRequest,
+  OpenResult,
+  PortAllocation,
+  Protocol,
+  Route,
+  ServerCounters,
+  ServerStatus,
+  TargetSetCounters,
+  TargetSetStatus,
+} from './types.ts';
 export { Ownership, PREEMPTION_HOLD_OFF_MS, tsaRolesOf, type TsaRoles } from './ownership.ts';
 export {
   CLOSE_REASONS,
