@@ -1,21 +1,15 @@
 import type { ConfigDocument, IpfeSlot, Options } from '@ipfe/schema';
 import { ConnectionTable } from './connection-table.ts';
 import { Counters, type CloseReason, type RefusalReason } from './counters.ts';
-import { fmix32, hashSource, hashString, mix32 } from './hash.ts';
+import { chooseByHash } from './hash-choice.ts';
+import { hashSource, hashString } from './hash.ts';
 import { PortAllocator } from './initiator-ports.ts';
 import { newIpWords, parseIp, parseIpv4 } from './ip.ts';
 import { chooseLeastLoaded } from './least-load.ts';
-import { buildMaglev, maglevLookup, NO_SERVER, type MaglevTable } from './maglev.ts';
+import { buildMaglev, maglevLookup, type MaglevTable } from './maglev.ts';
 import { filterByPeerNodeGroup, NO_GROUP, PeerNodeGroups } from './peer-node.ts';
 import { RateWindow } from './rate-window.ts';
-import {
-  IN_TABLE_BY_CODE,
-  OVERFLOW_BY_CODE,
-  OWN_NEW_ALLOW,
-  OWN_NEW_BY_CODE,
-  OWN_NEW_LAST_RESORT,
-  STATE_CODE,
-} from './server-state.ts';
+import { IN_TABLE_BY_CODE, OWN_NEW_BY_CODE, STATE_CODE } from './server-state.ts';
 import { Server } from './server.ts';
 import { smoothWeightedPick } from './swrr.ts';
 import { TargetSet, type Member } from './target-set.ts';
@@ -348,8 +342,9 @@ export class Engine {
       localGroup === NO_GROUP ? NO_GROUP : (this.#groupIdOfLocal[localGroup] ?? NO_GROUP);
     const position =
       ts.algorithm === 'hash'
-        ? this.#chooseByHash(
-            ts,
+        ? chooseByHash(
+            ts.members,
+            this.#maglevOf(ts),
             hashSource(ip[0] ?? 0, ip[1] ?? 0, ip[2] ?? 0, ip[3] ?? 0, sourcePort),
             avoid,
           )
@@ -491,40 +486,6 @@ export class Engine {
   }
 
   // ── decisions ────────────────────────────────────────────────────────────────────────────
-
-  /**
-   * Hash (SPEC §3.2): the key's Maglev entry; if that server refuses new connections, the
-   * first server of the key's preference order that allows overflow; failing that the key's own
-   * server if it is stressed; failing that, none (-1).
-   */
-  #chooseByHash(ts: TargetSet, keyHash: number, avoid: number): number {
-    const table = this.#maglevOf(ts);
-    const own = maglevLookup(table, keyHash);
-    if (own === NO_SERVER) return -1;
-    const members = ts.members;
-    const ownCode = members[own]?.server.code ?? STATE_CODE.offline;
-    const ownAvoided = (avoid & (1 << own)) !== 0;
-    if (!ownAvoided && OWN_NEW_BY_CODE[ownCode] === OWN_NEW_ALLOW) return own;
-    // Overflow: the key's preference order is weighted rendezvous hashing over the servers
-    // (highest random weight: the smallest −ln(u)/w), so it is stable per key and spreads
-    // overflow in proportion to weight.
-    let best = -1;
-    let bestScore = Number.POSITIVE_INFINITY;
-    for (let j = 0; j < members.length; j++) {
-      const m = members[j];
-      if (j === own || m === undefined || m.weight === 0 || (avoid & (1 << j)) !== 0) continue;
-      if (OVERFLOW_BY_CODE[m.server.code] !== 1) continue;
-      const u = (fmix32(mix32(keyHash, m.seed)) + 1) / 4294967297;
-      const score = -Math.log(u) / m.weight;
-      if (score < bestScore) {
-        bestScore = score;
-        best = j;
-      }
-    }
-    if (best >= 0) return best;
-    if (!ownAvoided && OWN_NEW_BY_CODE[ownCode] === OWN_NEW_LAST_RESORT) return own;
-    return -1;
-  }
 
   /** The Target Set's Maglev table over the servers in the hash table now (weight > 0). */
   #maglevOf(ts: TargetSet): MaglevTable {
