@@ -400,12 +400,9 @@ export class ConnectionTable {
     if (index === undefined) return;
     const v6 = (scopeByte & 1) === 1;
     const word = v6 ? foldAddress(rec.subarray(o, o + 4)) : (rec[o + 3] ?? 0);
+    // An index that empties is kept: listeners are few, and a busy one that goes from one
+    // connection to none and back must not rebuild its index each time.
     index.remove(word, portKey(ports >>> 16, v6), slot);
-    if (index.count === 0) {
-      this.#indexes.delete(listener);
-      this.#lastListener = -1;
-      this.#lastIndex = undefined;
-    }
   }
 
   #grow(capacity: number): void {
