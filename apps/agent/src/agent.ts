@@ -14,7 +14,8 @@ import type { Registry } from 'prom-client';
 import { Alarms, type Alarm } from './alarms.ts';
 import { ConfigStore } from './config-store.ts';
 import { checkDocument } from './document-check.ts';
-import { UserspaceDataPlane, type Listener } from './data-plane.ts';
+import { UserspaceDataPlane, type DataPlane, type Listener } from './data-plane.ts';
+import { KernelDataPlane } from './kernel-data-plane.ts';
 import { createMetrics, newCounts, type AgentCounts } from './metrics.ts';
 import { MateLink, type Beacon } from './mate-link.ts';
 import { Monitor } from './monitor.ts';
@@ -35,6 +36,8 @@ export interface AgentOptions {
   maxConnections?: number;
   /** Hold served TSAs on this interface (add, announce, remove); unset: the addresses exist already. */
   addressDevice?: string;
+  /** Which data path forwards (default user space; the caller checks that the kernel one can run). */
+  dataplane?: 'userspace' | 'kernel';
 }
 
 export type PushResult =
@@ -67,7 +70,7 @@ export class Agent {
   #document: ConfigDocument | null = null;
   #appliedAt: string | null = null;
   #ownership: Ownership;
-  #dataPlane: UserspaceDataPlane;
+  #dataPlane: DataPlane;
   #monitor: Monitor;
   #mateLink: MateLink;
   #relay: InitiatorRelay;
@@ -102,19 +105,28 @@ export class Agent {
       counts: this.counts,
       activeAlarms: () => this.alarms.active(),
     });
-    this.#dataPlane = new UserspaceDataPlane({
-      engine: () => this.#engine,
-      now: monotonic,
-      log: this.log,
-      rejectOption: () => this.#document?.config.options.tcpRejectOption ?? 'tcpReset',
-      connectTimeoutMs: () =>
-        Math.min(3000, (this.#document?.config.options.connectTimeoutS ?? 3) * 1000),
-      countBytes: (tsa, direction, bytes) => {
-        const entry = this.counts.bytes.get(tsa) ?? { in: 0, out: 0 };
-        entry[direction] += bytes;
-        this.counts.bytes.set(tsa, entry);
-      },
-    });
+    this.#dataPlane =
+      options.dataplane === 'kernel'
+        ? new KernelDataPlane({
+            slot: this.slot,
+            log: this.log,
+            status: () => this.#engine?.status(monotonic()) ?? null,
+            document: () => this.#document,
+            now: monotonic,
+          })
+        : new UserspaceDataPlane({
+            engine: () => this.#engine,
+            now: monotonic,
+            log: this.log,
+            rejectOption: () => this.#document?.config.options.tcpRejectOption ?? 'tcpReset',
+            connectTimeoutMs: () =>
+              Math.min(3000, (this.#document?.config.options.connectTimeoutS ?? 3) * 1000),
+            countBytes: (tsa, direction, bytes) => {
+              const entry = this.counts.bytes.get(tsa) ?? { in: 0, out: 0 };
+              entry[direction] += bytes;
+              this.counts.bytes.set(tsa, entry);
+            },
+          });
     this.#monitor = new Monitor(
       {
         connected: (server) =>
@@ -321,7 +333,7 @@ export class Agent {
       this.#lastExpire = now;
       this.#dataPlane.close(this.#engine.expire(now));
     }
-    void this.#reconcile();
+    void this.#reconcile().then(() => this.#dataPlane.refresh?.());
     if (now - this.#lastAlarms >= ALARMS_EVERY_MS) {
       this.#lastAlarms = now;
       this.#evaluateAlarms(now);
@@ -439,7 +451,7 @@ export class Agent {
       revision: document?.revision ?? null,
       sha256: document?.sha256 ?? null,
       appliedAt: this.#appliedAt,
-      dataplane: 'userspace' as const,
+      dataplane: this.#dataPlane.kind,
       mate: {
         slot: this.mate,
         alive: this.#ownership.isAlive(this.mate),

@@ -8,6 +8,21 @@ export interface Listener {
   targetSet: number;
 }
 
+/** What the agent needs of a data path, user-space or kernel. */
+export interface DataPlane {
+  readonly kind: 'userspace' | 'kernel';
+  /** Serve exactly these TSA:port pairs (open connections of dropped ones stay). */
+  setListeners(wanted: Listener[]): Promise<void>;
+  /** Close connections the engine let go. */
+  close(closed: ClosedConnection[]): void;
+  /** Engine state changed: reprogram what depends on it (kernel path). */
+  refresh?(): Promise<void>;
+  connectionCount(): number;
+  bindFailures(): { tsa: string; port: number; targetSet: number; error: string }[];
+  listening(): Listener[];
+  drain(timeoutMs: number): Promise<void>;
+}
+
 export interface DataPlaneDeps {
   engine(): Engine | null;
   now(): number;
@@ -42,7 +57,8 @@ function plainAddress(address: string | undefined): string {
  * accepted connection goes to the server the engine chooses, bytes piped both ways with
  * back-pressure (each direction buffers at most one socket high-water mark).
  */
-export class UserspaceDataPlane {
+export class UserspaceDataPlane implements DataPlane {
+  readonly kind = 'userspace' as const;
   #listeners = new Map<string, { listener: Listener; server: net.Server }>();
   #bindFailures = new Map<
     string,

@@ -4,7 +4,7 @@ import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
 
 export const USAGE =
-  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV]';
+  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane userspace|kernel]';
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -14,6 +14,7 @@ export interface AgentFlags {
   relayPort: number;
   tls: { cert: string; key: string } | null;
   manageAddresses: string | null;
+  dataplane: 'userspace' | 'kernel';
 }
 
 const TOKEN = /^[A-Za-z0-9._~+/=-]{32,256}$/;
@@ -32,6 +33,9 @@ const flagsSchema = z.object({
   'state-dir': z
     .string({ error: '--state-dir is required' })
     .min(1, { error: '--state-dir is required' }),
+  dataplane: z
+    .enum(['userspace', 'kernel'], { error: '--dataplane must be userspace or kernel' })
+    .default('userspace'),
   'relay-port': z
     .string()
     .default('9676')
@@ -62,6 +66,7 @@ export function readFlags(
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         'manage-addresses': { type: 'string' },
+        dataplane: { type: 'string' },
       },
       strict: true,
     }).values;
@@ -115,6 +120,7 @@ export function readFlags(
       tls,
       manageAddresses:
         typeof values['manage-addresses'] === 'string' ? values['manage-addresses'] : null,
+      dataplane: parsed.data.dataplane,
     },
   };
 }

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { Agent } from './agent.ts';
 import { buildControlServer } from './control-server.ts';
+import { kernelUnavailable } from './kernel-data-plane.ts';
 import { readFlags, USAGE } from './flags.ts';
 
 /** ipfe-agent: flags, logger, agent, control API, signals. */
@@ -17,7 +18,17 @@ async function main() {
     level: process.env.LOG_LEVEL || 'info',
     base: { slot: flags.slot },
   });
+  let dataplane = flags.dataplane;
+  if (dataplane === 'kernel') {
+    const reason = await kernelUnavailable();
+    if (reason) {
+      log.warn({ reason }, 'kernel data path unavailable: forwarding in user space');
+      dataplane = 'userspace';
+    }
+  }
+  log.info({ dataplane }, 'data path');
   const agent = new Agent({
+    dataplane,
     slot: flags.slot,
     stateDir: flags.stateDir,
     token: flags.token,

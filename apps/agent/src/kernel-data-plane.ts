@@ -1,0 +1,245 @@
+import { execFile, spawn } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import { buildMaglev, type EngineStatus } from '@ipfe/engine';
+import type { ConfigDocument } from '@ipfe/schema';
+import type { Logger } from 'pino';
+import type { DataPlane, Listener } from './data-plane.ts';
+
+const run = promisify(execFile);
+
+/** New connections a server may take in the kernel's bucket map (SPEC §3.1, the "own new" column). */
+const TAKES_NEW = new Set(['underused', 'normal', 'burdened']);
+/** States whose connections are deleted (SPEC §3.1): their conntrack entries go. */
+const DELETES_EXISTING = new Set(['offline', 'initializing']);
+const REFRESH_EVERY_MS = 500;
+
+export interface KernelDeps {
+  slot: string;
+  log: Logger;
+  status(): EngineStatus | null;
+  document(): ConfigDocument | null;
+  now(): number;
+}
+
+function isPrime(n: number): boolean {
+  if (n < 2) return false;
+  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;
+  return true;
+}
+
+/** A prime ≥ 100 × servers: small enough for one nft transaction, fine enough for 1 % shares. */
+export function kernelTableSize(servers: number): number {
+  let m = Math.max(101, 100 * servers);
+  while (!isPrime(m)) m++;
+  return m;
+}
+
+/** Why the kernel path cannot run here, or null when it can. */
+export async function kernelUnavailable(): Promise<string | null> {
+  if (process.getuid?.() !== 0) return 'the kernel data path needs root (CAP_NET_ADMIN)';
+  for (const tool of ['nft', 'conntrack']) {
+    try {
+      await run(tool, ['--version']);
+    } catch {
+      return `the kernel data path needs \`${tool}\` (Debian packages nftables and conntrack)`;
+    }
+  }
+  return null;
+}
+
+function nftApply(script: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('nft', ['-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(stderr.trim() || `nft exited ${code}`)),
+    );
+    child.stdin.end(script);
+  });
+}
+
+/**
+ * The kernel data path (SPEC §4.2): the engine decides, nftables forwards. Per served TSA and
+ * port, new connections are DNATed through a bucket map hashed on source address and port (the
+ * engine's Maglev table over the servers that take new connections; for Least Load, weights
+ * scaled by spare load); the reply path is SNATed to this node. Every change replaces the agent's
+ * own table in one `nft -f` transaction; open connections keep their server through conntrack,
+ * also across an agent restart. Delete Age is a `ct timeout` policy per Target Set.
+ */
+export class KernelDataPlane implements DataPlane {
+  readonly kind = 'kernel' as const;
+  readonly #table: string;
+  #wanted: Listener[] = [];
+  #applied: string | null = null;
+  #error: string | null = null;
+  #lastRefresh = 0;
+  #states = new Map<string, string>();
+  #connections = 0;
+
+  constructor(private readonly deps: KernelDeps) {
+    this.#table = `ipfe_${deps.slot.toLowerCase()}`;
+  }
+
+  async setListeners(wanted: Listener[]): Promise<void> {
+    this.#wanted = wanted;
+    await this.refresh(true);
+  }
+
+  /** Reprograms when the decision changed (servers, weights, states, loads); at most twice a second. */
+  async refresh(force = false): Promise<void> {
+    const now = this.deps.now();
+    if (!force && now - this.#lastRefresh < REFRESH_EVERY_MS) return;
+    this.#lastRefresh = now;
+    const status = this.deps.status();
+    await this.#deleteConnectionsOfLostServers(status);
+    const script = this.#script(status);
+    if (script === this.#applied) return;
+    try {
+      await nftApply(script);
+      this.#applied = script;
+      this.#error = null;
+    } catch (err) {
+      const message = (err as Error).message;
+      if (message !== this.#error)
+        this.deps.log.error({ err: message.slice(0, 2000) }, 'nft transaction failed');
+      this.#error = message;
+    }
+    this.#connections = await this.#count();
+  }
+
+  #script(status: EngineStatus | null): string {
+    const t = `inet ${this.#table}`;
+    const lines = [
+      `add table ${t}`,
+      `add chain ${t} to_servers { type nat hook prerouting priority dstnat; policy accept; }`,
+      `add chain ${t} timeouts { type filter hook prerouting priority raw; policy accept; }`,
+      `add chain ${t} from_servers { type nat hook postrouting priority srcnat; policy accept; }`,
+      `flush chain ${t} to_servers`,
+      `flush chain ${t} timeouts`,
+      `flush chain ${t} from_servers`,
+    ];
+    const document = this.deps.document();
+    if (!document) return lines.join('\n') + '\n';
+    const reject =
+      document.config.options.tcpRejectOption === 'tcpReset' ? 'reject with tcp reset' : 'drop';
+    const servers = new Set<string>();
+    for (const l of this.#wanted) {
+      const ts = document.config.targetSets.find((x) => x.number === l.targetSet);
+      const live = status?.targetSets.find((x) => x.number === l.targetSet);
+      if (!ts) continue;
+      const v6 = net.isIPv6(l.tsa);
+      const ipx = v6 ? 'ip6' : 'ip';
+      const timeout = `age_${ts.deleteAgeSeconds}_${v6 ? 6 : 4}`;
+      lines.push(
+        `add ct timeout ${t} ${timeout} { protocol tcp; l3proto ${ipx}; policy = { established: ${ts.deleteAgeSeconds} }; }`,
+        `add rule ${t} timeouts ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct timeout set "${timeout}"`,
+      );
+      const secondary = ts.secondary?.address === l.tsa;
+      const members = ts.servers.map((s) => {
+        const state = live?.servers.find((x) => x.address === s.address);
+        const address = secondary ? (s.secondaryAddress ?? s.address) : s.address;
+        return {
+          address,
+          weight: effectiveWeight(ts.algorithm, s.weight, state?.state, state?.load ?? null),
+        };
+      });
+      const eligible = members.filter((m) => m.weight > 0);
+      if (eligible.length === 0) {
+        lines.push(
+          `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter ${reject}`,
+        );
+        continue;
+      }
+      const size = kernelTableSize(ts.servers.length);
+      const table = buildMaglev(
+        eligible.map((m) => ({ id: m.address, weight: m.weight })),
+        size,
+      );
+      const map = Array.from(
+        table.entries,
+        (position, bucket) => `${bucket} : ${eligible[position]!.address}`,
+      ).join(', ');
+      lines.push(
+        `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${size} map { ${map} }`,
+      );
+      for (const m of members) servers.add(m.address);
+    }
+    const v4 = [...servers].filter((s) => !net.isIPv6(s));
+    const v6 = [...servers].filter((s) => net.isIPv6(s));
+    if (v4.length)
+      lines.push(
+        `add rule ${t} from_servers ct status dnat ip daddr { ${v4.join(', ')} } masquerade`,
+      );
+    if (v6.length)
+      lines.push(
+        `add rule ${t} from_servers ct status dnat ip6 daddr { ${v6.join(', ')} } masquerade`,
+      );
+    return lines.join('\n') + '\n';
+  }
+
+  /** Offline and initializing servers lose their connections (SPEC §3.1): their conntrack entries go. */
+  async #deleteConnectionsOfLostServers(status: EngineStatus | null) {
+    for (const ts of status?.targetSets ?? []) {
+      for (const s of ts.servers) {
+        const before = this.#states.get(s.address);
+        this.#states.set(s.address, s.state);
+        if (before !== undefined && before !== s.state && DELETES_EXISTING.has(s.state)) {
+          await run('conntrack', ['-D', '-p', 'tcp', '--reply-src', s.address]).catch(
+            () => undefined,
+          );
+          this.deps.log.info(
+            { server: s.address, state: s.state },
+            'conntrack entries of the server deleted',
+          );
+        }
+      }
+    }
+  }
+
+  async #count(): Promise<number> {
+    try {
+      const { stdout } = await run('conntrack', ['-C']);
+      return Number(stdout.trim()) || 0;
+    } catch {
+      return this.#connections;
+    }
+  }
+
+  close(): void {
+    // Connections the engine lets go are the kernel's: state changes are handled in refresh().
+  }
+
+  connectionCount(): number {
+    return this.#connections;
+  }
+
+  bindFailures() {
+    return this.#error ? this.#wanted.map((l) => ({ ...l, error: this.#error! })) : [];
+  }
+
+  listening(): Listener[] {
+    return this.#error ? [] : [...this.#wanted];
+  }
+
+  /** A clean stop removes the agent's table; open connections live on in conntrack. */
+  async drain(): Promise<void> {
+    await nftApply(`delete table inet ${this.#table}\n`).catch((err: Error) =>
+      this.deps.log.warn({ err: err.message }, 'cannot remove the nftables table'),
+    );
+  }
+}
+
+/** The bucket weight of a server: 0 when it takes no new connections; Least Load scales by spare load. */
+function effectiveWeight(
+  algorithm: string,
+  weight: number,
+  state: string | undefined,
+  load: number | null,
+): number {
+  if (weight <= 0 || !state || !TAKES_NEW.has(state)) return 0;
+  if (algorithm !== 'leastLoad' || load === null) return weight;
+  return Math.max(1, Math.round(weight * Math.max(1, 100 - load)));
+}

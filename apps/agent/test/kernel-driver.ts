@@ -1,0 +1,85 @@
+/**
+ * A client inside the test's client namespace, driven by lines on stdin and answering one JSON
+ * line each: `tally TSA N` (N short connections: which server answered), `hold TSA N` (N open
+ * connections), `alive` (how many held ones still answer, by server), `push URL TOKEN FILE`.
+ */
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+
+const held: { socket: net.Socket; server: string }[] = [];
+
+function connect(tsa: string): Promise<{ socket: net.Socket; server: string } | null> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: tsa, port: 3868 });
+    socket.setEncoding('utf8');
+    let text = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(null);
+    }, 2000);
+    socket.on('data', function onData(d: string) {
+      text += d;
+      const nl = text.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      socket.off('data', onData);
+      resolve({ socket, server: text.slice(0, nl) });
+    });
+    socket.on('error', () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+  });
+}
+
+function alive(entry: { socket: net.Socket }): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (entry.socket.destroyed) return resolve(false);
+    const probe = `p${Math.random()}`;
+    const timer = setTimeout(() => resolve(false), 1500);
+    const onData = (d: string) => {
+      if (!d.includes(probe)) return;
+      clearTimeout(timer);
+      entry.socket.off('data', onData);
+      resolve(true);
+    };
+    entry.socket.on('data', onData);
+    entry.socket.once('close', () => resolve(false));
+    entry.socket.write(probe);
+  });
+}
+
+const count = (names: string[]) =>
+  names.reduce<Record<string, number>>((t, n) => ((t[n] = (t[n] ?? 0) + 1), t), {});
+
+createInterface({ input: process.stdin }).on('line', async (line) => {
+  const [command, a, b, c] = line.trim().split(' ');
+  let result: unknown;
+  if (command === 'tally') {
+    const names: string[] = [];
+    for (let i = 0; i < Number(b); i++) {
+      const entry = await connect(a!);
+      names.push(entry?.server ?? 'none');
+      entry?.socket.destroy();
+    }
+    result = count(names);
+  } else if (command === 'hold') {
+    for (let i = 0; i < Number(b); i++) {
+      const entry = await connect(a!);
+      if (entry) held.push(entry);
+    }
+    result = count(held.map((h) => h.server));
+  } else if (command === 'alive') {
+    const answers = await Promise.all(held.map(alive));
+    result = count(held.filter((_, i) => answers[i]).map((h) => h.server));
+  } else if (command === 'push') {
+    const response = await fetch(`${a}/v1/config`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${b}`, 'content-type': 'application/json' },
+      body: readFileSync(c!, 'utf8'),
+    }).catch((err: Error) => ({ status: err.message }));
+    result = { status: (response as { status: unknown }).status };
+  }
+  console.log(JSON.stringify(result ?? { error: `unknown command ${command}` }));
+});

@@ -1,0 +1,190 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configurationShape, type Configuration } from '@ipfe/schema';
+import { buildDocument } from '@ipfe/schema/digest';
+import { netnsAvailable, Topology } from './netns-topology.ts';
+
+/**
+ * The kernel data path (nftables DNAT through a Maglev bucket map, conntrack) on a real topology:
+ * a client, the IPFE A1 and three servers, each in a network namespace.
+ */
+const tools = ['nft', 'conntrack', 'arping'].every((t) => spawnSync('which', [t]).status === 0);
+const available = netnsAvailable && tools;
+const SUBNET = '10.231.8';
+const hosts = {
+  a1: `${SUBNET}.11`,
+  s1: `${SUBNET}.21`,
+  s2: `${SUBNET}.22`,
+  s3: `${SUBNET}.23`,
+  client: `${SUBNET}.50`,
+};
+const TSA = `${SUBNET}.100`;
+const TOKEN = 'kernel-token-0123456789abcdefghijklmnopqrst';
+const root = new URL('../../../', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'ipfe-kernel-'));
+const topology = new Topology(`ipk${process.pid % 10000}`, hosts);
+const reporters: Record<string, ChildProcess> = {};
+let agent: ChildProcess;
+let client: { ask(line: string): Promise<Record<string, number> & { status?: unknown }> };
+
+function config(weights: number[]): Configuration {
+  return configurationShape.parse({
+    options: { ipfe: { A1: { address: hosts.a1 } }, connectTimeoutS: 2, connectTryIntervalS: 1 },
+    xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
+    appServers: (['s1', 's2', 's3'] as const).map((s, i) => ({
+      name: s,
+      addresses: [hosts[s]],
+      initiatorPortRange: { start: 16384 + 512 * i, end: 16384 + 512 * i + 511 },
+    })),
+    targetSets: [
+      {
+        number: 1,
+        family: 'ipv4',
+        algorithm: 'hash',
+        primary: { address: TSA, activeIpfe: 'A1' },
+        servers: (['s1', 's2', 's3'] as const).map((s, i) => ({
+          address: hosts[s],
+          weight: weights[i],
+        })),
+      },
+    ],
+  });
+}
+
+function startAgent() {
+  agent = topology.run(
+    'a1',
+    [
+      process.execPath,
+      join(root, 'apps/agent/bin/ipfe-agent.js'),
+      '--slot',
+      'A1',
+      '--control',
+      `${hosts.a1}:8701`,
+      '--state-dir',
+      join(dir, 'a1'),
+      '--dataplane',
+      'kernel',
+      '--manage-addresses',
+      'eth0',
+    ],
+    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
+  );
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const share = (tally: Record<string, number>, name: string) =>
+  (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
+
+describe.skipIf(!available)('the kernel data path', () => {
+  beforeAll(async () => {
+    topology.build();
+    topology.exec('a1', ['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+    for (const s of ['s1', 's2', 's3'] as const) {
+      topology.run(s, [
+        process.execPath,
+        '-e',
+        `require('net').createServer((c) => { c.on('error', () => {}); c.write('${s}\\n'); c.pipe(c); }).listen(3868, '${hosts[s]}')`,
+      ]);
+      reporters[s] = topology.run(s, [
+        process.execPath,
+        join(root, 'packages/reporter/bin/ipfe-reporter.js'),
+        '--listen',
+        `${hosts[s]}:9675`,
+        '--mps-capacity',
+        '100',
+        '--connection-capacity',
+        '100',
+        '--interval-ms',
+        '200',
+      ]);
+    }
+    mkdirSync(join(dir, 'a1'), { recursive: true });
+    writeFileSync(
+      join(dir, 'a1', 'config.json'),
+      JSON.stringify(buildDocument(1, config([1, 2, 1]))),
+    );
+    startAgent();
+    const driver = topology.run('client', [
+      process.execPath,
+      '--import',
+      'tsx',
+      join(root, 'apps/agent/test/kernel-driver.ts'),
+    ]);
+    const answers = createInterface({ input: driver.stdout! });
+    const waiting: ((v: Record<string, number>) => void)[] = [];
+    answers.on('line', (line) => waiting.shift()?.(JSON.parse(line)));
+    client = {
+      ask: (line) =>
+        new Promise((resolve) => {
+          waiting.push(resolve);
+          driver.stdin!.write(`${line}\n`);
+        }),
+    };
+    await until(
+      'the TSA forwards',
+      async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
+    );
+  }, 60_000);
+
+  afterAll(() => {
+    if (available) topology.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('programs its own nftables table and forwards by the weights (1/2/1)', async () => {
+    const table = topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout;
+    expect(table).toMatch(/dnat ip to jhash ip saddr \. tcp sport mod 307 map/);
+    expect(table).toMatch(/ct timeout set "age_600_4"/);
+    const tally = await client.ask(`tally ${TSA} 600`);
+    expect(tally.none).toBeUndefined();
+    expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
+    expect(Math.abs(share(tally, 's2') - 50)).toBeLessThan(7);
+    expect(Math.abs(share(tally, 's3') - 25)).toBeLessThan(7);
+  });
+
+  it('keeps open connections through a new configuration and through an agent restart', async () => {
+    const held = await client.ask(`hold ${TSA} 30`);
+    expect(Object.values(held).reduce((x: number, y) => x + Number(y), 0)).toBe(30);
+    writeFileSync(join(dir, 'next.json'), JSON.stringify(buildDocument(2, config([3, 1, 1]))));
+    expect(
+      await client.ask(`push http://${hosts.a1}:8701 ${TOKEN} ${join(dir, 'next.json')}`),
+    ).toEqual({ status: 200 });
+    expect(await client.ask('alive')).toEqual(held);
+    topology.kill(agent);
+    startAgent();
+    await until(
+      'the restarted agent forwards',
+      async () => (await client.ask(`tally ${TSA} 3`)).none === undefined,
+    );
+    expect(await client.ask('alive')).toEqual(held); // the connections live in conntrack, not in the agent
+  });
+
+  it("deletes an offline server's connections and sends new ones elsewhere", async () => {
+    const before = await client.ask('alive');
+    expect(before.s1).toBeGreaterThan(0);
+    topology.kill(reporters.s1!);
+    await until(
+      's1 offline: its connections gone',
+      async () => (await client.ask('alive')).s1 === undefined,
+    );
+    const after = await client.ask('alive');
+    expect(after.s2).toBe(before.s2);
+    expect(after.s3).toBe(before.s3);
+    const tally = await client.ask(`tally ${TSA} 60`);
+    expect(tally.s1).toBeUndefined();
+    expect(tally.none).toBeUndefined();
+  });
+});
