@@ -522,11 +522,19 @@ export class Engine {
       list = ts.lastResort;
       listLength = ts.lastResortCount;
     }
+    // One pass: the candidates (less the avoided) and their loads, L = base + perConnection · r.
     const candidates = ts.candidates;
+    const loads = ts.loads;
+    const base = ts.base;
+    const perConnection = ts.perConnection;
+    const serverIndex = ts.serverIndex;
+    const recent = this.#serverRate.counts;
     let n = 0;
     for (let i = 0; i < listLength; i++) {
       const j = list[i] ?? 0;
-      if ((avoid & (1 << j)) === 0) candidates[n++] = j;
+      if ((avoid & (1 << j)) !== 0) continue;
+      candidates[n++] = j;
+      loads[j] = (base[j] ?? 0) + (perConnection[j] ?? 0) * (recent[serverIndex[j] ?? 0] ?? 0);
     }
     if (n === 0) return -1;
     if (ts.peerNodeThreshold >= 1 && group !== NO_GROUP && n > 1) {
@@ -539,15 +547,6 @@ export class Engine {
     const threshold = this.#options?.leastLoadThreshold ?? 0;
     if (threshold > 0 && this.#targetSetRate.count(ts.number) < threshold) {
       return smoothWeightedPick(candidates, n, ts.weights, ts.current);
-    }
-    const loads = ts.loads;
-    const base = ts.base;
-    const perConnection = ts.perConnection;
-    const serverIndex = ts.serverIndex;
-    const recent = this.#serverRate;
-    for (let i = 0; i < n; i++) {
-      const j = candidates[i] ?? 0;
-      loads[j] = (base[j] ?? 0) + (perConnection[j] ?? 0) * recent.count(serverIndex[j] ?? 0);
     }
     return chooseLeastLoaded(candidates, n, loads, ts.weights, ts.allowedDeviation, ts.current);
   }

@@ -1,5 +1,3 @@
-import { smoothWeightedPick } from './swrr.ts';
-
 /**
  * Least Load (SPEC §3.3). For each candidate s,
  *   L(s) = (Fm·m/mtotal + Fc·c'/ctotal) · Whigh / w,   c' = c + r,
@@ -54,8 +52,8 @@ export function loadOf(
  * The choice among candidates (positions in the list, already filtered for state, weight and
  * peer node group) whose loads are `loads[position]`: the least loaded when the runner-up is at
  * least `allowedDeviation` points above it, otherwise smooth weighted round-robin among those
- * within `allowedDeviation` of the least loaded. Returns a position, or -1 when there is none.
- * `candidates` is reordered in place.
+ * within `allowedDeviation` of the least loaded (see swrr.ts; the scores carry over in
+ * `current`). Returns a position, or -1 when there is none. Two passes over the candidates.
  */
 export function chooseLeastLoaded(
   candidates: Int32Array,
@@ -82,11 +80,23 @@ export function chooseLeastLoaded(
     }
   }
   if (l2 - l1 >= allowedDeviation) return first;
+  // Smooth weighted round-robin over those with L ≤ L₁ + allowedDeviation.
   const limit = l1 + allowedDeviation;
-  let kept = 0;
+  let total = 0;
+  let best = -1;
+  let bestScore = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < length; i++) {
     const s = candidates[i] ?? 0;
-    if ((loads[s] ?? 0) <= limit) candidates[kept++] = s;
+    if ((loads[s] ?? 0) > limit) continue;
+    const w = weights[s] ?? 0;
+    const score = (current[s] ?? 0) + w;
+    current[s] = score;
+    total += w;
+    if (score > bestScore) {
+      bestScore = score;
+      best = s;
+    }
   }
-  return smoothWeightedPick(candidates, kept, weights, current);
+  current[best] = bestScore - total;
+  return best;
 }

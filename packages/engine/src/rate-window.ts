@@ -65,6 +65,11 @@ export class RateWindow {
     this.#count[index] = (this.#count[index] ?? 0) + 1;
   }
 
+  /** Events per index in the window ending at the last `advance` (valid until `ensure`). */
+  get counts(): Uint32Array {
+    return this.#count;
+  }
+
   /** Events for `index` in the window ending at the last `advance`. */
   count(index: number): number {
     return this.#count[index] ?? 0;
