@@ -78,7 +78,8 @@ export class Engine {
   #groups = new PeerNodeGroups([]);
   #groupIds = new Map<string, number>();
   #groupIdOfLocal = new Int32Array(0);
-  #forwardedPorts = new Set<number>();
+  /** 1 for each forwarded port. */
+  #forwardedPorts = new Uint8Array(65536);
   #allocators = new Map<string, PortAllocator>();
   #maglevCache = new Map<string, MaglevTable>();
   /** Bumped whenever a server's state changes (candidates and hash tables follow it). */
@@ -221,7 +222,8 @@ export class Engine {
     this.#groups = new PeerNodeGroups(config.peerNodeGroups);
     this.#groupIdOfLocal = Int32Array.from(this.#groups.names, (name) => this.#groupId(name));
     this.#options = options;
-    this.#forwardedPorts = new Set(options.forwardedPorts);
+    this.#forwardedPorts = new Uint8Array(65536);
+    for (const port of options.forwardedPorts) this.#forwardedPorts[port] = 1;
     this.#targetSets = targetSets;
     this.#tsas = tsas;
     this.#lastTsaAddress = '';
@@ -316,7 +318,7 @@ export class Engine {
     if (ts.disabled) return this.#refuse(ts.number, 'target-set-disabled');
     const sctp = request.protocol === 'sctp';
     if (sctp ? !ts.sctp : !ts.tcp) return this.#refuse(ts.number, 'protocol-not-supported');
-    if (!this.#forwardedPorts.has(request.port)) {
+    if (this.#forwardedPorts[request.port] !== 1) {
       return this.#refuse(ts.number, 'port-not-forwarded');
     }
     const ports = sourcePort * 65536 + request.port;
