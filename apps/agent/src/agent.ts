@@ -16,6 +16,7 @@ import { ConfigStore } from './config-store.ts';
 import { checkDocument } from './document-check.ts';
 import { UserspaceDataPlane, type DataPlane, type Listener } from './data-plane.ts';
 import { KernelDataPlane } from './kernel-data-plane.ts';
+import { ConntrackSync } from './conntrack-sync.ts';
 import { createMetrics, newCounts, type AgentCounts } from './metrics.ts';
 import { MateLink, type Beacon } from './mate-link.ts';
 import { Monitor } from './monitor.ts';
@@ -38,6 +39,8 @@ export interface AgentOptions {
   addressDevice?: string;
   /** Which data path forwards (default user space; the caller checks that the kernel one can run). */
   dataplane?: 'userspace' | 'kernel';
+  /** Share conntrack state with the mate over `addressDevice` (kernel path). */
+  syncConntrack?: boolean;
 }
 
 export type PushResult =
@@ -76,6 +79,7 @@ export class Agent {
   #relay: InitiatorRelay;
   #balance = new BalanceWatch();
   #addresses: AddressHolder | null = null;
+  #conntrackSync: ConntrackSync | null = null;
   #owned = new Map<string, TsaRoles>();
   #mateHeardAt: number;
   #mateBoot: string | null = null;
@@ -152,6 +156,9 @@ export class Agent {
       this.log,
     );
     if (options.addressDevice) this.#addresses = new AddressHolder(options.addressDevice, this.log);
+    if (options.syncConntrack && options.addressDevice && options.dataplane === 'kernel') {
+      this.#conntrackSync = new ConntrackSync(options.addressDevice, options.stateDir, this.log);
+    }
     this.#relay = new InitiatorRelay({
       engine: () => this.#engine,
       tsaFor: (s) => this.#initiatorTsa(s),
@@ -252,6 +259,7 @@ export class Agent {
       this.#mateAddress = mateAddress;
       this.#mateHeardAt = now;
     }
+    this.#conntrackSync?.configure(own, mateAddress);
     this.#mateLink.configure({
       ownAddress: own,
       mateAddress,
@@ -357,8 +365,11 @@ export class Agent {
       for (const address of this.#owned.keys()) {
         if (!next.has(address)) this.log.info({ tsa: address }, 'no longer serving TSA');
       }
+      const gained = [...next.keys()].some((address) => !this.#owned.has(address));
       this.#owned = next;
       await this.#addresses?.hold([...next.keys()]);
+      // Connections the mate was forwarding for these TSAs go on here.
+      if (gained) await this.#conntrackSync?.takeOver();
       await this.#dataPlane.setListeners(this.#wantedListeners());
     });
     return this.#reconciling;
@@ -505,6 +516,7 @@ export class Agent {
     this.#relay.close();
     await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
     await this.#addresses?.releaseAll();
+    this.#conntrackSync?.stop();
     this.#monitor.close();
   }
 }

@@ -4,7 +4,7 @@ import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
 
 export const USAGE =
-  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane userspace|kernel]';
+  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane userspace|kernel] [--sync-conntrack]';
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -15,6 +15,7 @@ export interface AgentFlags {
   tls: { cert: string; key: string } | null;
   manageAddresses: string | null;
   dataplane: 'userspace' | 'kernel';
+  syncConntrack: boolean;
 }
 
 const TOKEN = /^[A-Za-z0-9._~+/=-]{32,256}$/;
@@ -67,6 +68,7 @@ export function readFlags(
         'tls-key': { type: 'string' },
         'manage-addresses': { type: 'string' },
         dataplane: { type: 'string' },
+        'sync-conntrack': { type: 'boolean' },
       },
       strict: true,
     }).values;
@@ -109,6 +111,12 @@ export function readFlags(
       }
     }
   }
+  if (
+    values['sync-conntrack'] === true &&
+    (typeof values['manage-addresses'] !== 'string' || values.dataplane !== 'kernel')
+  ) {
+    problems.push('--sync-conntrack needs --dataplane kernel and --manage-addresses DEV');
+  }
   if (problems.length > 0 || !parsed.success || token === undefined) return { problems };
   return {
     flags: {
@@ -121,6 +129,7 @@ export function readFlags(
       manageAddresses:
         typeof values['manage-addresses'] === 'string' ? values['manage-addresses'] : null,
       dataplane: parsed.data.dataplane,
+      syncConntrack: values['sync-conntrack'] === true,
     },
   };
 }

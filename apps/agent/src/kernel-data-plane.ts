@@ -65,7 +65,7 @@ function nftApply(script: string): Promise<void> {
  * The kernel data path (SPEC §4.2): the engine decides, nftables forwards. Per served TSA and
  * port, new connections are DNATed through a bucket map hashed on source address and port (the
  * engine's Maglev table over the servers that take new connections; for Least Load, weights
- * scaled by spare load); the reply path is SNATed to this node. Every change replaces the agent's
+ * scaled by spare load); the reply path is SNATed to the TSA. Every change replaces the agent's
  * own table in one `nft -f` transaction; open connections keep their server through conntrack,
  * also across an agent restart. Delete Age is a `ct timeout` policy per Target Set.
  */
@@ -125,7 +125,6 @@ export class KernelDataPlane implements DataPlane {
     if (!document) return lines.join('\n') + '\n';
     const reject =
       document.config.options.tcpRejectOption === 'tcpReset' ? 'reject with tcp reset' : 'drop';
-    const servers = new Set<string>();
     for (const l of this.#wanted) {
       const ts = document.config.targetSets.find((x) => x.number === l.targetSet);
       const live = status?.targetSets.find((x) => x.number === l.targetSet);
@@ -165,18 +164,14 @@ export class KernelDataPlane implements DataPlane {
       lines.push(
         `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${size} map { ${map} }`,
       );
-      for (const m of members) servers.add(m.address);
     }
-    const v4 = [...servers].filter((s) => !net.isIPv6(s));
-    const v6 = [...servers].filter((s) => net.isIPv6(s));
-    if (v4.length)
+    // Replies come back through the TSA itself, which moves with its connections on a failover.
+    for (const tsa of new Set(this.#wanted.map((l) => l.tsa))) {
+      const ipx = net.isIPv6(tsa) ? 'ip6' : 'ip';
       lines.push(
-        `add rule ${t} from_servers ct status dnat ip daddr { ${v4.join(', ')} } masquerade`,
+        `add rule ${t} from_servers ct status dnat ct original ${ipx} daddr ${tsa} snat ${ipx} to ${tsa}`,
       );
-    if (v6.length)
-      lines.push(
-        `add rule ${t} from_servers ct status dnat ip6 daddr { ${v6.join(', ')} } masquerade`,
-      );
+    }
     return lines.join('\n') + '\n';
   }
 

@@ -29,6 +29,7 @@ async function main() {
   log.info({ dataplane }, 'data path');
   const agent = new Agent({
     dataplane,
+    syncConntrack: flags.syncConntrack && dataplane === 'kernel',
     slot: flags.slot,
     stateDir: flags.stateDir,
     token: flags.token,

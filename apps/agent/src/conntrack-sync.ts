@@ -1,0 +1,100 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Logger } from 'pino';
+
+const run = promisify(execFile);
+const SYNC_PORT = 3780;
+
+/**
+ * Connection state shared with the mate (kernel data path, `--sync-conntrack DEV`): a conntrackd
+ * in FTFW mode sends this node's conntrack events to the mate and keeps the mate's in an external
+ * cache. On a takeover the external cache is committed to the kernel, so the connections the mate
+ * was forwarding go on here (their SNAT is to the TSA, which moves with them).
+ */
+export class ConntrackSync {
+  #child: ChildProcess | null = null;
+  #key: string | null = null;
+
+  constructor(
+    private readonly device: string,
+    private readonly stateDir: string,
+    private readonly log: Logger,
+  ) {}
+
+  get config(): string {
+    return join(this.stateDir, 'conntrackd.conf');
+  }
+
+  /** (Re)starts conntrackd for these addresses; a no-op when nothing changed. */
+  configure(own: string, mate: string | null): void {
+    const key = `${own}|${mate}`;
+    if (key === this.#key) return;
+    this.stop();
+    this.#key = key;
+    if (!mate) return;
+    writeFileSync(
+      this.config,
+      `Sync {
+  Mode FTFW {
+    DisableExternalCache Off
+  }
+  UDP {
+    IPv4_address ${own}
+    IPv4_Destination_Address ${mate}
+    Port ${SYNC_PORT}
+    Interface ${this.device}
+    SndSocketBuffer 1249280
+    RcvSocketBuffer 1249280
+    Checksum on
+  }
+}
+General {
+  HashSize 32768
+  HashLimit 131072
+  LogFile ${join(this.stateDir, 'conntrackd.log')}
+  Syslog off
+  LockFile ${join(this.stateDir, 'conntrackd.lock')}
+  UNIX {
+    Path ${join(this.stateDir, 'conntrackd.ctl')}
+  }
+  NetlinkBufferSize 2097152
+  NetlinkBufferSizeMaxGrowth 8388608
+  Filter From Userspace {
+    Protocol Accept {
+      TCP
+    }
+    Address Ignore {
+      IPv4_address 127.0.0.1
+      IPv4_address ${own}
+    }
+  }
+}
+`,
+    );
+    const child = spawn('conntrackd', ['-C', this.config], { stdio: 'ignore' });
+    child.on('exit', (code) => {
+      if (this.#child === child) this.log.warn({ code }, 'conntrackd stopped');
+    });
+    this.#child = child;
+    this.log.info({ own, mate }, 'conntrackd started');
+  }
+
+  /** Takes over the mate's connections: its external cache goes into this kernel. */
+  async takeOver(): Promise<void> {
+    if (!this.#child) return;
+    for (const flag of ['-c', '-f', '-R', '-B']) {
+      await run('conntrackd', ['-C', this.config, flag]).catch((err: Error) =>
+        this.log.warn({ flag, err: err.message }, 'conntrackd command failed'),
+      );
+    }
+    this.log.info('committed the mate’s connections to the kernel');
+  }
+
+  stop(): void {
+    this.#child?.kill('SIGTERM');
+    this.#child = null;
+    this.#key = null;
+  }
+}

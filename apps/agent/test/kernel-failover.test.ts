@@ -1,0 +1,168 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configurationShape } from '@ipfe/schema';
+import { buildDocument } from '@ipfe/schema/digest';
+import { netnsAvailable, Topology } from './netns-topology.ts';
+
+/**
+ * Failover on the kernel path with conntrack state shared between mates: connections open through
+ * A1 keep working through A2 after A1 is cut off the network.
+ */
+const tools = ['nft', 'conntrack', 'conntrackd', 'arping'].every(
+  (t) => spawnSync('which', [t]).status === 0,
+);
+const available = netnsAvailable && tools;
+const SUBNET = '10.231.10';
+const hosts = {
+  a1: `${SUBNET}.11`,
+  a2: `${SUBNET}.12`,
+  s1: `${SUBNET}.21`,
+  s2: `${SUBNET}.22`,
+  client: `${SUBNET}.50`,
+};
+const TSA = `${SUBNET}.100`;
+const TOKEN = 'kernel-failover-token-0123456789abcdefghij';
+const root = new URL('../../../', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'ipfe-kfail-'));
+const topology = new Topology(`ipf${process.pid % 10000}`, hosts);
+let client: { ask(line: string): Promise<Record<string, number>> };
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function startAgent(slot: 'a1' | 'a2'): ChildProcess {
+  return topology.run(
+    slot,
+    [
+      process.execPath,
+      join(root, 'apps/agent/bin/ipfe-agent.js'),
+      '--slot',
+      slot.toUpperCase(),
+      '--control',
+      `${hosts[slot]}:8701`,
+      '--state-dir',
+      join(dir, slot),
+      '--dataplane',
+      'kernel',
+      '--manage-addresses',
+      'eth0',
+      '--sync-conntrack',
+    ],
+    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
+  );
+}
+
+describe.skipIf(!available)('kernel failover with shared conntrack state', () => {
+  beforeAll(async () => {
+    topology.build();
+    const config = configurationShape.parse({
+      options: {
+        ipfe: { A1: { address: hosts.a1 }, A2: { address: hosts.a2 } },
+        mateIntervalMs: 100,
+        mateTimeoutMs: 600,
+        connectTimeoutS: 2,
+      },
+      xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
+      appServers: (['s1', 's2'] as const).map((s, i) => ({
+        name: s,
+        addresses: [hosts[s]],
+        initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
+      })),
+      targetSets: [
+        {
+          number: 1,
+          family: 'ipv4',
+          algorithm: 'hash',
+          primary: { address: TSA, activeIpfe: 'A1' },
+          servers: [{ address: hosts.s1 }, { address: hosts.s2 }],
+        },
+      ],
+    });
+    for (const slot of ['a1', 'a2'] as const) {
+      topology.exec(slot, ['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+      mkdirSync(join(dir, slot), { recursive: true });
+      writeFileSync(join(dir, slot, 'config.json'), JSON.stringify(buildDocument(1, config)));
+    }
+    for (const s of ['s1', 's2'] as const) {
+      topology.run(s, [
+        process.execPath,
+        '-e',
+        `require('net').createServer((c) => { c.on('error', () => {}); c.write('${s}\\n'); c.pipe(c); }).listen(3868, '${hosts[s]}')`,
+      ]);
+      topology.run(s, [
+        process.execPath,
+        join(root, 'packages/reporter/bin/ipfe-reporter.js'),
+        '--listen',
+        `${hosts[s]}:9675`,
+        '--mps-capacity',
+        '100',
+        '--connection-capacity',
+        '100',
+        '--interval-ms',
+        '200',
+      ]);
+    }
+    startAgent('a1');
+    startAgent('a2');
+    const driver = topology.run('client', [
+      process.execPath,
+      '--import',
+      'tsx',
+      join(root, 'apps/agent/test/kernel-driver.ts'),
+    ]);
+    const answers = createInterface({ input: driver.stdout! });
+    const waiting: ((v: Record<string, number>) => void)[] = [];
+    answers.on('line', (line) => waiting.shift()?.(JSON.parse(line)));
+    client = {
+      ask: (line) =>
+        new Promise((resolve) => {
+          waiting.push(resolve);
+          driver.stdin!.write(`${line}\n`);
+        }),
+    };
+    await until('A1 forwards on the TSA', async () => {
+      const tally = await client.ask(`tally ${TSA} 2`);
+      return (
+        tally.none === undefined &&
+        topology.exec('a1', ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA)
+      );
+    });
+  }, 60_000);
+
+  afterAll(() => {
+    if (available) topology.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the connections open through A1 working through A2 after A1 is cut off', async () => {
+    const held = await client.ask(`hold ${TSA} 20`);
+    expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
+    // The mate has the connections in its external cache before the cut.
+    await until('A2 knows the connections', async () => {
+      const cache = topology.exec('a2', [
+        'conntrackd',
+        '-C',
+        join(dir, 'a2', 'conntrackd.conf'),
+        '-s',
+        'cache',
+      ]).stdout;
+      return Number(/cache:external\s+active objects:\s+(\d+)/.exec(cache)?.[1] ?? 0) >= 20;
+    });
+    topology.exec('a1', ['ip', 'link', 'set', 'eth0', 'down']);
+    await until(
+      'A2 answers on the TSA',
+      async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
+    );
+    expect(await client.ask('alive')).toEqual(held);
+  });
+});
