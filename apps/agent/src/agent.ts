@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Engine, Ownership, inStasis, type EngineStatus, type TsaRoles } from '@ipfe/engine';
+import {
+  Engine,
+  Ownership,
+  inStasis,
+  type EngineCounters,
+  type EngineStatus,
+  type TsaRoles,
+} from '@ipfe/engine';
 import {
   MATE_OF,
   type AgentStatus,
@@ -105,7 +112,7 @@ export class Agent {
     this.#mateHeardAt = monotonic();
     this.metrics = createMetrics({
       slot: this.slot,
-      engine: () => this.#engine?.counters() ?? null,
+      engine: () => this.#counters(),
       counts: this.counts,
       activeAlarms: () => this.alarms.active(),
     });
@@ -444,17 +451,53 @@ export class Agent {
         text: `Target Set ${ts.number} is SCTP only: SCTP is not forwarded on this node`,
       })),
     ]);
-    this.#balance.record(now, engine.counters());
+    this.#balance.record(now, this.#counters()!);
     this.alarms.reconcile(
       5008,
       this.#balance.outOfBalance(status, ownedSets, document.config.options.imbalanceThresholdPct),
     );
   }
 
+  /**
+   * The engine's counters, with per-server opened/active taken from the data path where the
+   * kernel, not the engine, sees the connections.
+   */
+  #counters(): EngineCounters | null {
+    const counters = this.#engine?.counters() ?? null;
+    const kernel = this.#dataPlane.serverCounts?.();
+    const document = this.#document;
+    if (!counters || !kernel || !document) return counters;
+    return {
+      ...counters,
+      targetSets: counters.targetSets.map((ts) => {
+        const config = document.config.targetSets.find((t) => t.number === ts.number);
+        const tsas = [config?.primary.address, config?.secondary?.address].filter(Boolean);
+        return {
+          ...ts,
+          servers: ts.servers.map((s) => {
+            const row = config?.servers.find((r) => r.address === s.address);
+            const addresses = [row?.address, row?.secondaryAddress].filter(Boolean);
+            let opened = 0;
+            let active = 0;
+            for (const tsa of tsas) {
+              for (const address of addresses) {
+                const c = kernel.get(`${tsa}|${address}`);
+                opened += c?.opened ?? 0;
+                active += c?.active ?? 0;
+              }
+            }
+            return { ...s, opened, active };
+          }),
+        };
+      }),
+    };
+  }
+
   status(): AgentStatus {
     const now = monotonic();
     const document = this.#document;
     const engineStatus: EngineStatus | null = this.#engine?.status(now) ?? null;
+    const liveCounters = this.#dataPlane.kind === 'kernel' ? this.#counters() : null;
     const wall = (t: number) => new Date(Date.now() - (now - t)).toISOString();
     return {
       slot: this.slot,
@@ -490,7 +533,10 @@ export class Agent {
             weight: s.weight,
             load: s.load,
             newPerSecond: s.recent,
-            active: s.active,
+            active:
+              liveCounters?.targetSets
+                .find((c) => c.number === ts.number)
+                ?.servers.find((c) => c.address === s.address)?.active ?? s.active,
           })),
         };
       }),

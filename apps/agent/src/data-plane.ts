@@ -17,6 +17,8 @@ export interface DataPlane {
   close(closed: ClosedConnection[]): void;
   /** Engine state changed: reprogram what depends on it (kernel path). */
   refresh?(): Promise<void>;
+  /** Per "TSA|server" counts where the data path, not the engine, sees connections (kernel path). */
+  serverCounts?(): Map<string, { active: number; opened: number }>;
   connectionCount(): number;
   bindFailures(): { tsa: string; port: number; targetSet: number; error: string }[];
   listening(): Listener[];

@@ -78,6 +78,10 @@ export class KernelDataPlane implements DataPlane {
   #lastRefresh = 0;
   #states = new Map<string, string>();
   #connections = 0;
+  /** Open flows per "TSA|server", from conntrack; and flows seen so far, for `opened`. */
+  #flows = new Map<string, Set<string>>();
+  #opened = new Map<string, number>();
+  #lastCount = 0;
 
   constructor(private readonly deps: KernelDeps) {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
@@ -95,6 +99,10 @@ export class KernelDataPlane implements DataPlane {
     this.#lastRefresh = now;
     const status = this.deps.status();
     await this.#deleteConnectionsOfLostServers(status);
+    if (now - this.#lastCount >= 1000) {
+      this.#lastCount = now;
+      await this.#countFlows();
+    }
     const script = this.#script(status);
     if (script === this.#applied) return;
     try {
@@ -107,7 +115,40 @@ export class KernelDataPlane implements DataPlane {
         this.deps.log.error({ err: message.slice(0, 2000) }, 'nft transaction failed');
       this.#error = message;
     }
-    this.#connections = await this.#count();
+  }
+
+  /** Open connections per TSA and server, read from conntrack (the kernel path's counters). */
+  async #countFlows() {
+    const next = new Map<string, Set<string>>();
+    let total = 0;
+    for (const tsa of new Set(this.#wanted.map((l) => l.tsa))) {
+      const { stdout } = await run('conntrack', ['-L', '-p', 'tcp', '--orig-dst', tsa], {
+        maxBuffer: 256 * 1024 * 1024,
+      }).catch(() => ({ stdout: '' }));
+      for (const line of stdout.split('\n')) {
+        const fields = [...line.matchAll(/(src|sport)=(\S+)/g)].map((m) => m[2]!);
+        // Original src, sport, then the reply's src (the server) and sport.
+        if (fields.length < 4 || line.includes('TIME_WAIT') || line.includes('CLOSE')) continue;
+        const key = `${tsa}|${fields[2]}`;
+        const flow = `${fields[0]}:${fields[1]}`;
+        let set = next.get(key);
+        if (!set) next.set(key, (set = new Set()));
+        set.add(flow);
+        total++;
+        if (!this.#flows.get(key)?.has(flow))
+          this.#opened.set(key, (this.#opened.get(key) ?? 0) + 1);
+      }
+    }
+    this.#flows = next;
+    this.#connections = total;
+  }
+
+  /** Per "TSA|server": open connections now, and connections seen since the agent started. */
+  serverCounts(): Map<string, { active: number; opened: number }> {
+    const counts = new Map<string, { active: number; opened: number }>();
+    for (const [key, opened] of this.#opened)
+      counts.set(key, { active: this.#flows.get(key)?.size ?? 0, opened });
+    return counts;
   }
 
   #script(status: EngineStatus | null): string {
@@ -191,15 +232,6 @@ export class KernelDataPlane implements DataPlane {
           );
         }
       }
-    }
-  }
-
-  async #count(): Promise<number> {
-    try {
-      const { stdout } = await run('conntrack', ['-C']);
-      return Number(stdout.trim()) || 0;
-    } catch {
-      return this.#connections;
     }
   }
 

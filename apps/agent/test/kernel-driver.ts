@@ -73,6 +73,12 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   } else if (command === 'alive') {
     const answers = await Promise.all(held.map(alive));
     result = count(held.filter((_, i) => answers[i]).map((h) => h.server));
+  } else if (command === 'status') {
+    const response = await fetch(`${a}/v1/status`, { headers: { authorization: `Bearer ${b}` } });
+    const status = (await response.json()) as {
+      targetSets: { servers: { address: string; active: number }[] }[];
+    };
+    result = Object.fromEntries(status.targetSets[0]!.servers.map((s) => [s.address, s.active]));
   } else if (command === 'push') {
     const response = await fetch(`${a}/v1/config`, {
       method: 'PUT',

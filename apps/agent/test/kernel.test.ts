@@ -157,6 +157,11 @@ describe.skipIf(!available)('the kernel data path', () => {
 
   it('keeps open connections through a new configuration and through an agent restart', async () => {
     const held = await client.ask(`hold ${TSA} 30`);
+    // The kernel path's counters come from conntrack: the status shows each server's open connections.
+    await until('open connections counted per server', async () => {
+      const active = await client.ask(`status http://${hosts.a1}:8701 ${TOKEN}`);
+      return (['s1', 's2', 's3'] as const).every((s) => (active[hosts[s]] ?? 0) === (held[s] ?? 0));
+    });
     expect(Object.values(held).reduce((x: number, y) => x + Number(y), 0)).toBe(30);
     writeFileSync(join(dir, 'next.json'), JSON.stringify(buildDocument(2, config([3, 1, 1]))));
     expect(
