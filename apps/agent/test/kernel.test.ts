@@ -137,6 +137,10 @@ describe.skipIf(!available)('the kernel data path', () => {
       'the TSA forwards',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
     );
+    await until('every server in the bucket map', async () => {
+      const table = topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout;
+      return (['s1', 's2', 's3'] as const).every((s) => table.includes(`: ${hosts[s]}`));
+    });
   }, 60_000);
 
   afterAll(() => {
