@@ -2,11 +2,17 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
-import { netnsAvailable, Topology } from './netns-topology.ts';
+import {
+  netnsAvailable,
+  repoRoot as root,
+  startKernelClient,
+  startNamedServer,
+  Topology,
+  until,
+} from './netns-topology.ts';
 
 /**
  * Failover on the kernel path with conntrack state shared between mates: connections open through
@@ -26,19 +32,9 @@ const hosts = {
 };
 const TSA = `${SUBNET}.100`;
 const TOKEN = 'kernel-failover-token-0123456789abcdefghij';
-const root = new URL('../../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'ipfe-kfail-'));
 const topology = new Topology(`ipf${process.pid % 10000}`, hosts);
 let client: { ask(line: string): Promise<Record<string, number>> };
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function startAgent(slot: 'a1' | 'a2'): ChildProcess {
   return topology.run(
@@ -94,42 +90,11 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
       writeFileSync(join(dir, slot, 'config.json'), JSON.stringify(buildDocument(1, config)));
     }
     for (const s of ['s1', 's2'] as const) {
-      topology.run(s, [
-        process.execPath,
-        '-e',
-        `require('net').createServer((c) => { c.on('error', () => {}); c.write('${s}\\n'); c.pipe(c); }).listen(3868, '${hosts[s]}')`,
-      ]);
-      topology.run(s, [
-        process.execPath,
-        join(root, 'packages/reporter/bin/ipfe-reporter.js'),
-        '--listen',
-        `${hosts[s]}:9675`,
-        '--mps-capacity',
-        '100',
-        '--connection-capacity',
-        '100',
-        '--interval-ms',
-        '200',
-      ]);
+      startNamedServer(topology, s, hosts[s]);
     }
     startAgent('a1');
     startAgent('a2');
-    const driver = topology.run('client', [
-      process.execPath,
-      '--import',
-      'tsx',
-      join(root, 'apps/agent/test/kernel-driver.ts'),
-    ]);
-    const answers = createInterface({ input: driver.stdout! });
-    const waiting: ((v: Record<string, number>) => void)[] = [];
-    answers.on('line', (line) => waiting.shift()?.(JSON.parse(line)));
-    client = {
-      ask: (line) =>
-        new Promise((resolve) => {
-          waiting.push(resolve);
-          driver.stdin!.write(`${line}\n`);
-        }),
-    };
+    client = startKernelClient(topology);
     await until('A1 forwards on the TSA', async () => {
       const tally = await client.ask(`tally ${TSA} 2`);
       return (

@@ -2,11 +2,17 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
-import { netnsAvailable, Topology } from './netns-topology.ts';
+import {
+  netnsAvailable,
+  repoRoot as root,
+  startKernelClient,
+  startNamedServer,
+  Topology,
+  until,
+} from './netns-topology.ts';
 
 /**
  * The kernel data path (nftables DNAT through a Maglev bucket map, conntrack) on a real topology:
@@ -24,7 +30,6 @@ const hosts = {
 };
 const TSA = `${SUBNET}.100`;
 const TOKEN = 'kernel-token-0123456789abcdefghijklmnopqrst';
-const root = new URL('../../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'ipfe-kernel-'));
 const topology = new Topology(`ipk${process.pid % 10000}`, hosts);
 const reporters: Record<string, ChildProcess> = {};
@@ -76,15 +81,6 @@ function startAgent() {
   );
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const share = (tally: Record<string, number>, name: string) =>
   (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
 
@@ -93,23 +89,7 @@ describe.skipIf(!available)('the kernel data path', () => {
     topology.build();
     topology.exec('a1', ['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
     for (const s of ['s1', 's2', 's3'] as const) {
-      topology.run(s, [
-        process.execPath,
-        '-e',
-        `require('net').createServer((c) => { c.on('error', () => {}); c.write('${s}\\n'); c.pipe(c); }).listen(3868, '${hosts[s]}')`,
-      ]);
-      reporters[s] = topology.run(s, [
-        process.execPath,
-        join(root, 'packages/reporter/bin/ipfe-reporter.js'),
-        '--listen',
-        `${hosts[s]}:9675`,
-        '--mps-capacity',
-        '100',
-        '--connection-capacity',
-        '100',
-        '--interval-ms',
-        '200',
-      ]);
+      reporters[s] = startNamedServer(topology, s, hosts[s]);
     }
     mkdirSync(join(dir, 'a1'), { recursive: true });
     writeFileSync(
@@ -117,22 +97,7 @@ describe.skipIf(!available)('the kernel data path', () => {
       JSON.stringify(buildDocument(1, config([1, 2, 1]))),
     );
     startAgent();
-    const driver = topology.run('client', [
-      process.execPath,
-      '--import',
-      'tsx',
-      join(root, 'apps/agent/test/kernel-driver.ts'),
-    ]);
-    const answers = createInterface({ input: driver.stdout! });
-    const waiting: ((v: Record<string, number>) => void)[] = [];
-    answers.on('line', (line) => waiting.shift()?.(JSON.parse(line)));
-    client = {
-      ask: (line) =>
-        new Promise((resolve) => {
-          waiting.push(resolve);
-          driver.stdin!.write(`${line}\n`);
-        }),
-    };
+    client = startKernelClient(topology);
     await until(
       'the TSA forwards',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,

@@ -1,4 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 
 /** Whether this machine lets a test build network namespaces (root, iproute2). */
 export const netnsAvailable =
@@ -73,4 +74,66 @@ export class Topology {
     for (const name of ['sw', ...Object.keys(this.hosts)])
       spawnSync('ip', ['netns', 'del', this.ns(name)]);
   }
+}
+
+export const repoRoot = new URL('../../../', import.meta.url).pathname;
+
+/** Polls `probe` until it holds, or fails naming what it waited for. */
+export async function until(
+  what: string,
+  probe: () => Promise<boolean> | boolean,
+  timeoutMs = 20_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** An application server in its namespace: a service on 3868 that names itself then echoes, and a reporter. */
+export function startNamedServer(topology: Topology, name: string, address: string): ChildProcess {
+  topology.run(name, [
+    process.execPath,
+    '-e',
+    `require('net').createServer((c) => { c.on('error', () => {}); c.write('${name}\\n'); c.pipe(c); }).listen(3868, '${address}')`,
+  ]);
+  return topology.run(name, [
+    process.execPath,
+    `${repoRoot}packages/reporter/bin/ipfe-reporter.js`,
+    '--listen',
+    `${address}:9675`,
+    '--mps-capacity',
+    '100',
+    '--connection-capacity',
+    '100',
+    '--interval-ms',
+    '200',
+  ]);
+}
+
+export interface KernelClient {
+  ask(line: string): Promise<Record<string, number>>;
+}
+
+/** The client of kernel-driver.ts in the `client` namespace: one command line in, one JSON line out. */
+export function startKernelClient(topology: Topology): KernelClient {
+  const driver = topology.run('client', [
+    process.execPath,
+    '--import',
+    'tsx',
+    `${repoRoot}apps/agent/test/kernel-driver.ts`,
+  ]);
+  const waiting: ((v: Record<string, number>) => void)[] = [];
+  createInterface({ input: driver.stdout! }).on('line', (line) =>
+    waiting.shift()?.(JSON.parse(line)),
+  );
+  return {
+    ask: (line) =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        driver.stdin!.write(`${line}\n`);
+      }),
+  };
 }
