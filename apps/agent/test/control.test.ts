@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import {
   addressesOf,
   ask,
@@ -20,9 +21,17 @@ let agent: RunningAgent;
 let servers: AppServer[];
 const auth = { authorization: `Bearer ${TOKEN}` };
 
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
+
 beforeAll(async () => {
   servers = await Promise.all(a.servers.map((s) => startAppServer(s)));
-  agent = await startAgent({ host: a.a1, holdOffMs: 0 });
+  agent = await startAgent({ host: a.a1, holdOffMs: 0, logStream });
   expect((await agent.push(documentOf(5, testConfig(NET)))).status).toBe(200);
   await waitFor('the TSA served', () => ask(a.tsa));
 });
@@ -125,6 +134,14 @@ describe('PUT /v1/config', () => {
       slot: 'A1',
       revision: 6,
     });
+  });
+});
+
+describe('secrets', () => {
+  it('never writes the token to its log, whatever was pushed', () => {
+    const log = logLines.join('');
+    expect(log).toMatch(/configuration applied/);
+    expect(log).not.toContain(TOKEN);
   });
 });
 

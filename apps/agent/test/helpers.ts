@@ -87,6 +87,8 @@ export async function startAgent(options: {
   holdOffMs?: number;
   maxConnections?: number;
   requestTimeoutMs?: number;
+  /** Where the agent's log goes (trace level); silent when absent. */
+  logStream?: NodeJS.WritableStream;
 }): Promise<RunningAgent> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ipfe-agent-'));
   const agent = new Agent({
@@ -95,7 +97,7 @@ export async function startAgent(options: {
     token: TOKEN,
     relayPort: 9676,
     controlHost: options.host,
-    logger: quiet(),
+    logger: options.logStream ? pino({ level: 'trace' }, options.logStream) : quiet(),
     holdOffMs: options.holdOffMs,
     drainTimeoutMs: 500,
     maxConnections: options.maxConnections,
