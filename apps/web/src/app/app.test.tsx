@@ -17,21 +17,27 @@ describe('the application shell', () => {
     expect(links.map((l) => l.textContent)).toEqual([
       'Options',
       'Target Sets',
+      'Status & Manage',
+      'Alarms',
       'XSI Networks',
       'Application Servers',
       'Peer Node Groups',
       'Revisions',
     ]);
-    // Later releases keep their place in the tree, but are not links.
-    expect(within(menu).getByText(/Status & Manage/)).not.toHaveAttribute('href');
+    expect(within(menu).getByRole('link', { name: 'Status & Manage' })).toHaveAttribute(
+      'href',
+      '/status',
+    );
+    expect(within(menu).getByRole('link', { name: 'Alarms' })).toHaveAttribute('href', '/alarms');
     expect(within(menu).getByText('Target Sets')).toHaveAttribute('aria-current', 'page');
   });
 
-  it('shows Administration › Users to admins only', async () => {
+  it('shows Administration › Users and Audit log to admins only', async () => {
     installFakeApi({ user: { name: 'ada', role: 'admin' } });
     renderApp('/target-sets');
     const menu = await screen.findByRole('navigation', { name: 'Main menu' });
     expect(within(menu).getByRole('link', { name: 'Users' })).toHaveAttribute('href', '/users');
+    expect(within(menu).getByRole('link', { name: 'Audit log' })).toHaveAttribute('href', '/audit');
   });
 
   it('shows an operator who types the Users URL a not-permitted page', async () => {

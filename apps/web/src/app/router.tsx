@@ -2,6 +2,11 @@ import { Navigate, Outlet, type RouteObject } from 'react-router';
 import { AppLayout } from '@/components/layouts/app-layout';
 import { Authorization, RequireAuth } from '@/lib/auth';
 import type { ReactNode } from 'react';
+import { PushProgress } from '@/features/ipfe-status/components/push-progress';
+import { SyncBadge } from '@/features/ipfe-status/components/sync-badge';
+import { AlarmsRoute } from './routes/alarms';
+import { AuditRoute } from './routes/audit';
+import { StatusRoute } from './routes/status';
 import { AppServerEditRoute, AppServerInsertRoute, AppServersRoute } from './routes/app-servers';
 import { LoginRoute } from './routes/login';
 import { OptionsRoute } from './routes/options';
@@ -35,7 +40,7 @@ const editor = (page: ReactNode) => (
 function Shell() {
   return (
     <RequireAuth>
-      <AppLayout>
+      <AppLayout status={<SyncBadge />} overlay={<PushProgress />}>
         <Outlet />
       </AppLayout>
     </RequireAuth>
@@ -62,12 +67,15 @@ export const routes: RouteObject[] = [
       { path: 'peer-node-groups', element: <PeerNodeGroupsRoute /> },
       { path: 'peer-node-groups/insert', element: editor(<PeerNodeGroupInsertRoute />) },
       { path: 'peer-node-groups/:name/edit', element: editor(<PeerNodeGroupEditRoute />) },
+      { path: 'status', element: <StatusRoute /> },
+      { path: 'alarms', element: <AlarmsRoute /> },
       { path: 'revisions', element: <RevisionsRoute /> },
       { path: 'revisions/diff', element: <RevisionDiffRoute /> },
       { path: 'revisions/:revision', element: <RevisionRoute /> },
       { path: 'users', element: admin(<UsersRoute />) },
       { path: 'users/insert', element: admin(<UserInsertRoute />) },
       { path: 'users/:name/edit', element: admin(<UserEditRoute />) },
+      { path: 'audit', element: admin(<AuditRoute />) },
       { path: '*', element: <NotFound /> },
     ],
   },

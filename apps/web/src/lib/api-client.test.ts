@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { api, ApiError, setCsrfToken, setUnauthenticatedHandler } from './api-client';
+import { latestCommit, resetCommits } from './commits';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -32,6 +33,17 @@ describe('api client', () => {
       'content-type': 'application/json',
     });
     expect(result).toEqual({ data: { name: 'x' }, etag: '"e2"', revision: 12 });
+  });
+
+  it('hands the revision of a commit to the push progress, and nothing for a read', async () => {
+    resetCommits();
+    stubFetch(new Response('{}', { status: 200, headers: { 'x-ipfe-revision': '3' } }));
+    await api.get('/api/revisions/3');
+    expect(latestCommit()).toBeNull();
+    stubFetch(new Response(null, { status: 204, headers: { 'x-ipfe-revision': '14' } }));
+    await api.delete('/api/target-sets/2', '"e1"');
+    expect(latestCommit()?.revision).toBe(14);
+    resetCommits();
   });
 
   it('does not send the CSRF token on a read', async () => {

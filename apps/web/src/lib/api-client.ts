@@ -1,3 +1,5 @@
+import { noteCommit } from './commits';
+
 /**
  * The one HTTP client of the GUI. It speaks the API's contract: JSON bodies, the CSRF token of the
  * session on every change, If-Match with the entity's ETag on PUT and DELETE, and errors in one
@@ -113,6 +115,8 @@ export async function request<T>(
   }
   const text = response.status === 204 ? '' : await response.text();
   const revision = response.headers.get('x-ipfe-revision');
+  // A commit: the shell follows its push to the IPFEs.
+  if (method !== 'GET' && revision !== null) noteCommit(Number(revision));
   return {
     data: (text ? JSON.parse(text) : null) as T,
     etag: response.headers.get('etag'),

@@ -1,8 +1,18 @@
-import type { Options, XsiNetwork, AppServer, PeerNodeGroup } from '@ipfe/schema';
+import type {
+  AgentStatus,
+  AppServer,
+  IpfeSlot,
+  Options,
+  PeerNodeGroup,
+  XsiNetwork,
+} from '@ipfe/schema';
 import { vi } from 'vitest';
 import type { Role } from '@/lib/auth';
 import type { TargetSetView } from '@/features/target-sets/api/get-target-sets';
-import { appServers, options, targetSet1, xsiNetworks } from './fixtures';
+import type { IpfeView } from '@/features/ipfe-status/api/get-ipfe';
+import type { AlarmsView } from '@/features/alarms/api/get-alarms';
+import type { AuditEntry } from '@/features/audit/api/get-audit';
+import { appServers, ipfeView, options, targetSet1, xsiNetworks } from './fixtures';
 
 export interface FakeState {
   user: { name: string; role: Role } | null;
@@ -13,6 +23,11 @@ export interface FakeState {
   appServers: AppServer[];
   peerNodeGroups: PeerNodeGroup[];
   targetSets: TargetSetView[];
+  /** GET /api/ipfe, and each agent's status (GET /api/ipfe/:slot/status). */
+  ipfe: IpfeView;
+  agentStatus: Partial<Record<IpfeSlot, AgentStatus | null>>;
+  alarms: AlarmsView;
+  audit: AuditEntry[];
   /** Requests as the fake saw them: "GET /api/options". */
   log: string[];
 }
@@ -45,6 +60,10 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
     appServers: appServers.map((s) => ({ ...s, warnings: [] })),
     peerNodeGroups: [],
     targetSets: [targetSet1],
+    ipfe: ipfeView(),
+    agentStatus: {},
+    alarms: { active: [], history: [] },
+    audit: [],
     log: [],
     ...initial,
   };
@@ -94,6 +113,20 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
           });
     }
     if (path === '/api/revisions') return json(200, { items: [], total: 0 });
+    if (path === '/api/ipfe') return json(200, state.ipfe);
+    const agent = /^\/api\/ipfe\/(A1|A2|B1|B2)\/status$/.exec(path);
+    if (agent) return json(200, { status: state.agentStatus[agent[1] as IpfeSlot] ?? null });
+    if (path === '/api/alarms') return json(200, state.alarms);
+    if (path === '/api/audit') {
+      if (state.user.role !== 'admin') {
+        return json(403, {
+          error: { code: 'FORBIDDEN', message: 'This needs the admin role', fields: [] },
+        });
+      }
+      const before = Number(url.searchParams.get('before') ?? Infinity);
+      const limit = Number(url.searchParams.get('limit') ?? 200);
+      return json(200, { items: state.audit.filter((e) => e.id < before).slice(0, limit) });
+    }
     return json(404, {
       error: { code: 'NOT_FOUND', message: `No route ${method} ${path}`, fields: [] },
     });

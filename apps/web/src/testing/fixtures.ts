@@ -1,5 +1,6 @@
 import {
   deriveTargetSet,
+  type AgentStatus,
   optionsSchema,
   targetSetSchema,
   type AppServer,
@@ -9,6 +10,7 @@ import {
   type XsiNetwork,
 } from '@ipfe/schema';
 import type { TargetSetView } from '@/features/target-sets/api/get-target-sets';
+import type { IpfeSlotView, IpfeView } from '@/features/ipfe-status/api/get-ipfe';
 import type { TargetSetContext } from '@/features/target-sets/components/form-model';
 
 /** IPFE A1 and A2 configured, B1 and B2 not. */
@@ -65,5 +67,101 @@ export function context(overrides: Partial<TargetSetContext> = {}): TargetSetCon
     targetSets: [targetSet1],
     editing: null,
     ...overrides,
+  };
+}
+
+/** One slot of GET /api/ipfe: configured and synced at `revision` unless told otherwise. */
+export function ipfeSlot(
+  slot: IpfeSlotView['slot'],
+  change: Partial<IpfeSlotView> = {},
+): IpfeSlotView {
+  const address = options.ipfe[slot]?.address ?? null;
+  const configured = address !== null;
+  return {
+    slot,
+    configured,
+    address,
+    agentPort: configured ? 8701 : null,
+    state: configured ? 'synced' : 'not configured',
+    desiredRevision: configured ? 12 : null,
+    appliedRevision: configured ? 12 : null,
+    rejected: null,
+    lastError: null,
+    lastContact: configured ? new Date().toISOString() : null,
+    owned: [],
+    mateAlive: configured ? true : null,
+    alarms: [],
+    ...change,
+  };
+}
+
+/** GET /api/ipfe with A1 and A2 synced at revision 12 (A1 serving Target Set 1), B1 and B2 not configured. */
+export function ipfeView(
+  slots: Partial<Record<IpfeSlotView['slot'], Partial<IpfeSlotView>>> = {},
+): IpfeView {
+  return {
+    latestRevision: 12,
+    items: (['A1', 'A2', 'B1', 'B2'] as const).map((slot) =>
+      ipfeSlot(slot, {
+        ...(slot === 'A1'
+          ? { owned: [{ tsa: '192.168.10.100', targetSet: 1, role: 'active' as const }] }
+          : {}),
+        ...slots[slot],
+      }),
+    ),
+  };
+}
+
+type LiveServer = AgentStatus['targetSets'][number]['servers'][number];
+
+/** A server as an agent reports it: normal, weight 100, L 10, no traffic unless told. */
+export const liveServer = (address: string, change: Partial<LiveServer> = {}): LiveServer => ({
+  address,
+  state: 'normal',
+  since: '2026-01-01T00:00:00.000Z',
+  weight: 100,
+  load: 10,
+  newPerSecond: 0,
+  active: 0,
+  ...change,
+});
+
+/** Agent A1's status at revision 12, serving Target Set 1 with the given servers. */
+export function agentStatus(servers: LiveServer[], change: Partial<AgentStatus> = {}): AgentStatus {
+  return {
+    slot: 'A1',
+    boot: 'boot-1',
+    revision: 12,
+    sha256: 'a'.repeat(64),
+    appliedAt: '2026-01-01T00:00:00.000Z',
+    dataplane: 'userspace',
+    mate: { slot: 'A2', alive: true, lastHeardAt: '2026-01-01T00:00:00.000Z' },
+    owned: [{ tsa: '192.168.10.100', targetSet: 1, role: 'active' }],
+    listening: ['192.168.10.100:3868'],
+    connections: servers.reduce((n, s) => n + s.active, 0),
+    targetSets: [
+      {
+        number: 1,
+        disabled: false,
+        algorithm: 'leastLoad',
+        activeBindings: {
+          available: servers.filter((s) => s.weight > 0 && s.state === 'normal').length,
+          total: servers.length,
+        },
+        notForwarded: ['sctp'],
+        servers,
+      },
+    ],
+    monitoring: servers.map((s) => ({ server: s.address, up: s.state !== 'offline' })),
+    alarms: [],
+    alarmHistory: [],
+    counters: {
+      configApplies: 1,
+      configRejects: 0,
+      failovers: 0,
+      heartbeats: 10,
+      malformedHeartbeats: 0,
+    },
+    ...change,
   };
 }

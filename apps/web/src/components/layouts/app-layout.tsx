@@ -13,17 +13,6 @@ function Item({ to, children }: { to: string; children: ReactNode }) {
   );
 }
 
-/** A menu entry that a later release brings: shown to keep the tree's shape, but not a link. */
-function Later({ children }: { children: ReactNode }) {
-  return (
-    <li>
-      <span className="later" aria-disabled="true">
-        {children} <span className="later-note">(later release)</span>
-      </span>
-    </li>
-  );
-}
-
 /** The menu tree in the manner of the source GUI. */
 export function MenuTree() {
   const { data: user } = useUser();
@@ -40,8 +29,8 @@ export function MenuTree() {
                 <Item to="/target-sets">Target Sets</Item>
               </ul>
             </li>
-            <Later>Status &amp; Manage</Later>
-            <Later>Alarms</Later>
+            <Item to="/status">Status &amp; Manage</Item>
+            <Item to="/alarms">Alarms</Item>
           </ul>
         </li>
         <li>
@@ -58,6 +47,7 @@ export function MenuTree() {
             <span className="tree-folder">Administration</span>
             <ul>
               <Item to="/users">Users</Item>
+              <Item to="/audit">Audit log</Item>
             </ul>
           </li>
         )}
@@ -66,7 +56,19 @@ export function MenuTree() {
   );
 }
 
-export function AppLayout({ children }: { children: ReactNode }) {
+/**
+ * The shell: top bar, menu tree, content. `status` goes in the top bar (the IPFEs' sync badge),
+ * `overlay` above the content (the push progress of the last commit); the app composes them.
+ */
+export function AppLayout({
+  children,
+  status,
+  overlay,
+}: {
+  children: ReactNode;
+  status?: ReactNode;
+  overlay?: ReactNode;
+}) {
   const { data: user } = useUser();
   const logout = useLogout();
   const navigate = useNavigate();
@@ -79,6 +81,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
         <span className="brand">
           IPFE <span className="brand-sub">OAM</span>
         </span>
+        {user && status && <div className="topbar-status">{status}</div>}
         {user && (
           <div className="user">
             <span>
@@ -102,6 +105,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
           {children}
         </main>
       </div>
+      {user && overlay}
     </div>
   );
 }

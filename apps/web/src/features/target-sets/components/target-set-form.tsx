@@ -44,6 +44,7 @@ import {
   type TargetSetContext,
   type TargetSetFormValues,
 } from './form-model';
+import { ChangePreview } from './change-preview';
 import { IpList } from './ip-list';
 
 const schema = formSchema(toTargetSetBody, targetSetSchema);
@@ -92,6 +93,18 @@ export function TargetSetForm({
   const values = useWatch({ control }) as TargetSetFormValues;
 
   const live = useMemo(() => checkInContext(values, context), [values, context]);
+  const savedList = useMemo(
+    () =>
+      targetSet && {
+        algorithm: targetSet.algorithm,
+        servers: targetSet.servers.map((s) => ({ address: s.address, weight: s.weight })),
+      },
+    [targetSet],
+  );
+  const serverNames = useMemo(
+    () => new Map(context.appServers.flatMap((s) => s.addresses.map((a) => [a, s.name] as const))),
+    [context.appServers],
+  );
   const listTouched = isSubmitted || Boolean(touchedFields.servers);
   const listIssue = listTouched
     ? live.errors.find((e) => e.path === 'servers')?.message
@@ -361,6 +374,22 @@ export function TargetSetForm({
 
       <Section title="Target Set IP List">
         <IpList appServers={context.appServers} family={family} listError={listIssue} />
+      </Section>
+
+      <Section
+        title="Change preview"
+        note={
+          editing
+            ? 'What this edit does to the saved Target Set, computed in the browser with the forwarding engine'
+            : 'Computed in the browser with the forwarding engine'
+        }
+      >
+        <ChangePreview
+          saved={savedList}
+          algorithm={isHash ? 'hash' : 'leastLoad'}
+          servers={values.servers ?? []}
+          names={serverNames}
+        />
       </Section>
 
       <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />

@@ -1,0 +1,58 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { IpfeSlot } from '@ipfe/schema';
+import { api } from '@/lib/api-client';
+
+/**
+ * GET /api/ipfe: per IPFE slot, the push state of the configuration and what its agent reported
+ * last. (The API declares this shape in its route, not in @ipfe/schema, so it is spelled out here.)
+ */
+export type SyncState = 'synced' | 'pending' | 'rejected' | 'unreachable' | 'not configured';
+
+export interface SlotAlarm {
+  code: number;
+  name: string;
+  severity: string;
+  text: string;
+}
+
+export interface IpfeSlotView {
+  slot: IpfeSlot;
+  configured: boolean;
+  address: string | null;
+  agentPort: number | null;
+  state: SyncState;
+  desiredRevision: number | null;
+  appliedRevision: number | null;
+  rejected: { revision: number; error: string } | null;
+  lastError: string | null;
+  lastContact: string | null;
+  owned: { tsa: string; targetSet: number; role: 'active' | 'standby' }[];
+  mateAlive: boolean | null;
+  alarms: SlotAlarm[];
+}
+
+export interface IpfeView {
+  latestRevision: number;
+  items: IpfeSlotView[];
+}
+
+/** Live status refreshes at least this often (the API polls the agents every second). */
+export const LIVE_INTERVAL_MS = 2_000;
+
+export const ipfeQueryKey = ['ipfe'] as const;
+
+export const getIpfe = (signal?: AbortSignal) => api.get<IpfeView>('/api/ipfe', signal);
+
+export const getIpfeQueryOptions = () =>
+  queryOptions({
+    queryKey: ipfeQueryKey,
+    queryFn: async ({ signal }) => (await getIpfe(signal)).data,
+    staleTime: 0,
+    refetchInterval: LIVE_INTERVAL_MS,
+    // Live state: keep polling in a background tab too, so the badge is right on return.
+    refetchIntervalInBackground: true,
+  });
+
+/** `interval`: poll faster while a push is being followed. */
+export const useIpfe = ({ interval = LIVE_INTERVAL_MS }: { interval?: number } = {}) =>
+  useQuery({ ...getIpfeQueryOptions(), refetchInterval: interval });

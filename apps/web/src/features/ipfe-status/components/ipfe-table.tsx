@@ -1,0 +1,95 @@
+import { Link } from 'react-router';
+import { ago, clock } from '@/lib/time';
+import type { IpfeSlotView } from '../api/get-ipfe';
+import { syncOf } from './sync-state';
+
+const MATES = { A1: 'A2', A2: 'A1', B1: 'B2', B2: 'B1' } as const;
+
+/**
+ * Per IPFE: where its agent listens, the push state of the configuration ("synced · r12",
+ * pending, rejected with the agent's message, unreachable), last contact, its mate, the TSAs it
+ * serves now, and its active alarms.
+ */
+export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }) {
+  return (
+    <table className="data-table status-table">
+      <caption className="visually-hidden">IPFE nodes</caption>
+      <thead>
+        <tr>
+          <th scope="col">IPFE</th>
+          <th scope="col">Agent</th>
+          <th scope="col">Configuration</th>
+          <th scope="col">Last contact</th>
+          <th scope="col">Mate</th>
+          <th scope="col">Serves (TSA)</th>
+          <th scope="col">Active alarms</th>
+        </tr>
+      </thead>
+      <tbody>
+        {slots.map((slot) => {
+          const sync = syncOf(slot);
+          return (
+            <tr key={slot.slot} id={`ipfe-${slot.slot}`} className={`row-${sync.tone}`}>
+              <th scope="row">IPFE-{slot.slot}</th>
+              <td>
+                {slot.configured ? (
+                  <code>
+                    {slot.address}:{slot.agentPort}
+                  </code>
+                ) : (
+                  <Link to="/options">Configure under Options</Link>
+                )}
+              </td>
+              <td>
+                <span className={`state state-${sync.tone}`}>{sync.label}</span>
+                {sync.detail && <span className="sub state-detail">{sync.detail}</span>}
+              </td>
+              <td>
+                {slot.configured ? (
+                  <time dateTime={slot.lastContact ?? undefined} title={clock(slot.lastContact)}>
+                    {ago(slot.lastContact, now)}
+                  </time>
+                ) : (
+                  '—'
+                )}
+              </td>
+              <td>
+                {slot.mateAlive === null ? (
+                  '—'
+                ) : slot.mateAlive ? (
+                  `IPFE-${MATES[slot.slot]} alive`
+                ) : (
+                  <span className="state state-error">IPFE-{MATES[slot.slot]} silent</span>
+                )}
+              </td>
+              <td>
+                {slot.owned.length === 0
+                  ? '—'
+                  : slot.owned.map((o) => (
+                      <span key={o.tsa} className="owned">
+                        <code>{o.tsa}</code> TS {o.targetSet}{' '}
+                        <span className="sub-inline">({o.role})</span>
+                      </span>
+                    ))}
+              </td>
+              <td>
+                {slot.alarms.length === 0 ? (
+                  '—'
+                ) : (
+                  <ul className="plain-list">
+                    {slot.alarms.map((a, i) => (
+                      <li key={`${a.code}-${i}`}>
+                        <span className={`sev sev-${a.severity}`}>{a.severity}</span> {a.code}{' '}
+                        {a.name}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,52 @@
+import { Link } from 'react-router';
+import { useIpfe } from '../api/get-ipfe';
+import { fleetOf } from './sync-state';
+
+const CAUSE_WORDS = {
+  rejected: 'rejected',
+  unreachable: 'unreachable',
+  pending: 'pending',
+} as const;
+
+/**
+ * The header's "N/M IPFEs in sync" (M: configured slots): green when every configured IPFE runs
+ * the latest revision, amber while a push is pending, red when one rejected it or cannot be
+ * reached, with the cause named and linked to its row on the Status page.
+ */
+export function SyncBadge() {
+  const ipfe = useIpfe();
+  if (!ipfe.data) {
+    return ipfe.isError ? (
+      <Link to="/status" className="sync-badge sync-off">
+        IPFE status unknown
+      </Link>
+    ) : null;
+  }
+  const fleet = fleetOf(ipfe.data.items);
+  if (fleet.configured === 0) {
+    return (
+      <Link to="/options" className="sync-badge sync-off">
+        No IPFE configured
+      </Link>
+    );
+  }
+  const cause = fleet.cause;
+  const causeText = cause
+    ? `IPFE ${cause.slot} ${CAUSE_WORDS[cause.state as keyof typeof CAUSE_WORDS]}`
+    : null;
+  return (
+    <Link
+      to={cause ? `/status#ipfe-${cause.slot}` : '/status'}
+      className={`sync-badge sync-${fleet.tone}`}
+      title={
+        cause
+          ? `${causeText}: see Status & Manage`
+          : 'Every configured IPFE runs the latest revision'
+      }
+    >
+      <span className="sync-dot" aria-hidden="true" />
+      {fleet.synced}/{fleet.configured} IPFEs in sync
+      {causeText && <span className="sync-cause"> · {causeText}</span>}
+    </Link>
+  );
+}

@@ -1,0 +1,53 @@
+import { useSyncExternalStore } from 'react';
+
+/**
+ * The newest configuration revision this browser committed (header x-ipfe-revision of a change),
+ * so that the shell can follow its push to the IPFEs whatever page or form made it.
+ */
+export interface Commit {
+  revision: number;
+  /** When the answer arrived (ms since epoch). */
+  at: number;
+}
+
+let latest: Commit | null = null;
+const listeners = new Set<() => void>();
+
+function emit() {
+  for (const listener of listeners) listener();
+}
+
+/** A change answered with a new revision. Older numbers than the one followed are ignored. */
+export function noteCommit(revision: number) {
+  if (!Number.isInteger(revision) || revision < 1) return;
+  if (latest && latest.revision >= revision) return;
+  latest = { revision, at: Date.now() };
+  emit();
+}
+
+/** The operator closed the progress panel: forget the commit. */
+export function forgetCommit(revision: number) {
+  if (latest?.revision !== revision) return;
+  latest = null;
+  emit();
+}
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export const useLatestCommit = () =>
+  useSyncExternalStore(
+    subscribe,
+    () => latest,
+    () => null,
+  );
+
+export const latestCommit = () => latest;
+
+/** For tests: start from nothing. */
+export function resetCommits() {
+  latest = null;
+  emit();
+}
