@@ -30,6 +30,16 @@ export class AddressHolder {
     for (const address of wanted) if (!this.#held.has(address)) await this.#add(address);
   }
 
+  /** Announces held addresses again (after a split brain: the mate may have announced them too). */
+  announce(addresses: string[]): void {
+    for (const address of addresses) {
+      if (!this.#held.has(address) || net.isIPv6(address)) continue;
+      run('arping', ['-U', '-c', '2', '-w', '2', '-I', this.device, address]).catch(
+        () => undefined,
+      );
+    }
+  }
+
   async releaseAll(): Promise<void> {
     for (const address of [...this.#held]) await this.#release(address);
   }

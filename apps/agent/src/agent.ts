@@ -324,10 +324,21 @@ export class Agent {
     } else if (!this.#ownership.isAlive(this.mate)) {
       this.log.info({ mate: this.mate }, 'mate heard again');
       this.#ownership.alive(this.mate, now);
+      // After a split (both served), the mate lets go once its hold-off passes: then the TSAs this
+      // node kept are announced again and the mate's connections taken over.
+      setTimeout(() => void this.#reassert(), this.#ownership.holdOffMs + 300);
     }
     this.#mateBoot = beacon.boot;
     this.#mateHeardAt = now;
     this.alarms.clear(5012);
+  }
+
+  async #reassert() {
+    if (this.#stopping) return;
+    const kept = [...this.#owned.keys()];
+    if (kept.length === 0) return;
+    this.#addresses?.announce(kept);
+    await this.#conntrackSync?.takeOver(kept);
   }
 
   #onTick() {
@@ -372,11 +383,11 @@ export class Agent {
       for (const address of this.#owned.keys()) {
         if (!next.has(address)) this.log.info({ tsa: address }, 'no longer serving TSA');
       }
-      const gained = [...next.keys()].some((address) => !this.#owned.has(address));
+      const gained = [...next.keys()].filter((address) => !this.#owned.has(address));
       this.#owned = next;
       await this.#addresses?.hold([...next.keys()]);
       // Connections the mate was forwarding for these TSAs go on here.
-      if (gained) await this.#conntrackSync?.takeOver();
+      if (gained.length > 0) await this.#conntrackSync?.takeOver(gained);
       await this.#dataPlane.setListeners(this.#wantedListeners());
     });
     return this.#reconciling;

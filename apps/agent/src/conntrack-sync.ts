@@ -73,6 +73,11 @@ General {
 }
 `,
     );
+    // Entries that lived on the mate meanwhile have moved on in sequence space: without liberal
+    // window tracking the kernel would call their packets invalid after a hand-over.
+    void run('sysctl', ['-qw', 'net.netfilter.nf_conntrack_tcp_be_liberal=1']).catch((err: Error) =>
+      this.log.warn({ err: err.message }, 'cannot set nf_conntrack_tcp_be_liberal'),
+    );
     const child = spawn('conntrackd', ['-C', this.config], { stdio: 'ignore' });
     child.on('exit', (code) => {
       if (this.#child === child) this.log.warn({ code }, 'conntrackd stopped');
@@ -81,15 +86,23 @@ General {
     this.log.info({ own, mate }, 'conntrackd started');
   }
 
-  /** Takes over the mate's connections: its external cache goes into this kernel. */
-  async takeOver(): Promise<void> {
+  /**
+   * Takes over the mate's connections for the gained TSAs: asks the mate for a full resync, drops
+   * this kernel's own (stale) entries of those TSAs, and commits the external cache.
+   */
+  async takeOver(tsas: string[]): Promise<void> {
     if (!this.#child) return;
-    for (const flag of ['-c', '-f', '-R', '-B']) {
-      await run('conntrackd', ['-C', this.config, flag]).catch((err: Error) =>
+    const ctl = (flag: string) =>
+      run('conntrackd', ['-C', this.config, flag]).catch((err: Error) =>
         this.log.warn({ flag, err: err.message }, 'conntrackd command failed'),
       );
+    await ctl('-n');
+    await new Promise((r) => setTimeout(r, 300));
+    for (const tsa of tsas) {
+      await run('conntrack', ['-D', '-p', 'tcp', '--orig-dst', tsa]).catch(() => undefined);
     }
-    this.log.info('committed the mate’s connections to the kernel');
+    for (const flag of ['-c', '-f', '-R', '-B']) await ctl(flag);
+    this.log.info({ tsas }, 'committed the mate’s connections to the kernel');
   }
 
   stop(): void {

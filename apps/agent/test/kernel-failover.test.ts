@@ -128,6 +128,32 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
       'A2 answers on the TSA',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
     );
-    expect(await client.ask('alive')).toEqual(held);
+    await until(
+      'the open connections answer through A1',
+      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
+      10_000,
+    );
+  });
+
+  it('gives the TSA back to A1 when its link returns, and the connections go on through A1', async () => {
+    const held = await client.ask('alive');
+    expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
+    // A1 must hear of the connections A2 carried meanwhile: they are in A1's external cache.
+    topology.exec('a1', ['ip', 'link', 'set', 'eth0', 'up']);
+    await until(
+      'A2 lets the TSA go',
+      () => !topology.exec('a2', ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA),
+      30_000,
+    );
+    expect(topology.exec('a1', ['ip', 'addr', 'show', 'eth0']).stdout).toContain(TSA);
+    await until(
+      'new connections through A1',
+      async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
+    );
+    await until(
+      'the open connections answer through A1',
+      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
+      10_000,
+    );
   });
 });
