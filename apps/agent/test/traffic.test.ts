@@ -158,4 +158,66 @@ describe('back-pressure', () => {
       await reporter.close();
     }
   });
+
+  it('buffers a bounded amount for a server that accepts and never reads', async () => {
+    const deafAddress = `127.${NET}.1.5`;
+    // An application server that accepts connections and never reads from them.
+    const deaf = net.createServer((socket) => {
+      socket.on('error', () => socket.destroy());
+      socket.pause();
+    });
+    await new Promise<void>((r) => deaf.listen(3868, deafAddress, r));
+    const reporter = await createReporter({
+      listen: { host: deafAddress, port: 9675 },
+      mpsCapacity: 10,
+      connectionCapacity: 10,
+    });
+    try {
+      await push((c) => {
+        twoServers(c);
+        c.appServers.push({
+          name: 'deaf',
+          addresses: [deafAddress],
+          initiatorPortRange: { start: 18432, end: 18943 },
+        });
+        c.targetSets.push({
+          ...c.targetSets[0]!,
+          number: 3,
+          primary: { address: `127.${NET}.0.102`, activeIpfe: 'A1' },
+          servers: [{ address: deafAddress, secondaryAddress: null, description: '', weight: 100 }],
+        });
+      });
+      await waitFor(
+        'the deaf server normal',
+        async () =>
+          (await agent.status()).targetSets.find((t) => t.number === 3)?.servers[0]?.state ===
+          'normal',
+      );
+      const client = net.connect({
+        host: `127.${NET}.0.102`,
+        port: 3868,
+        localAddress: a.client(241),
+      });
+      await new Promise((r) => client.once('connect', r));
+      let accepted = 0;
+      const chunk = Buffer.alloc(64 * 1024, 2);
+      await new Promise<void>((resolve) => {
+        const pump = () => {
+          while (accepted < 512 * 1024 * 1024) {
+            accepted += chunk.length;
+            if (!client.write(chunk)) return void client.once('drain', pump);
+          }
+          resolve();
+        };
+        pump();
+        setTimeout(resolve, 2000); // stalled: the writer waits for a drain that does not come
+      });
+      // Kernel socket buffers on both sides of the agent plus one high-water mark per stream.
+      expect(accepted).toBeLessThan(16 * 1024 * 1024);
+      client.destroy();
+    } finally {
+      deaf.close();
+      await reporter.close();
+    }
+  });
 });
