@@ -1,0 +1,129 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import * as prettier from 'prettier';
+
+export const RESULTS_DIR = new URL('../results/', import.meta.url).pathname;
+export const ROOT = new URL('../../', import.meta.url).pathname;
+
+export const PARTS = ['dataplane', 'failover', 'push', 'api', 'gui', 'engine'] as const;
+export type Part = (typeof PARTS)[number];
+
+/** What every results file says about when, where and on what code it was measured. */
+export function meta(startedAt: Date) {
+  const git = (...args: string[]) =>
+    spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const dirty = git('status', '--porcelain', '--', 'apps', 'packages')
+    .split('\n')
+    .filter(Boolean).length;
+  const cpus = os.cpus();
+  return {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    commit: git('rev-parse', '--short', 'HEAD'),
+    uncommittedFilesInAppsAndPackages: dirty,
+    machine: {
+      cpu: cpus[0]?.model ?? 'unknown',
+      cores: cpus.length,
+      memoryGB: Math.round(os.totalmem() / 2 ** 30),
+      kernel: os.release(),
+      node: process.version,
+      loadAverage1m: Math.round(os.loadavg()[0]! * 100) / 100,
+    },
+  };
+}
+
+/** Writes bench/results/<part>.json, formatted as the repository's Prettier would (it is committed). */
+export async function writeResult(part: Part, result: Record<string, unknown>) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = `${RESULTS_DIR}${part}.json`;
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  const text = await prettier.format(JSON.stringify(result), { ...options, filepath: file });
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+export function readResult(part: Part): Record<string, unknown> | null {
+  const file = `${RESULTS_DIR}${part}.json`;
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+interface Row {
+  part: Part;
+  key: string;
+  target?: { op: '>=' | '<='; value: number };
+}
+
+/** The keys of issue 8 (and the engine's of issue 4) with their targets, in table order. */
+export const ROWS: Row[] = [
+  { part: 'dataplane', key: 'connCostRatio', target: { op: '>=', value: 1 } },
+  { part: 'dataplane', key: 'byteCostRatio', target: { op: '>=', value: 1 } },
+  { part: 'dataplane', key: 'p99Ratio', target: { op: '>=', value: 1 } },
+  { part: 'dataplane', key: 'userspaceConnCostRatio' },
+  { part: 'dataplane', key: 'userspaceByteCostRatio' },
+  ...(['kernel', 'userspace', 'haproxy'] as const).flatMap((p) =>
+    ['UsPerConn', 'UsPerMB', 'P99Ms'].map((k) => ({ part: 'dataplane' as const, key: `${p}${k}` })),
+  ),
+  { part: 'failover', key: 'p50Ms', target: { op: '<=', value: 250 } },
+  { part: 'failover', key: 'p99Ms', target: { op: '<=', value: 400 } },
+  { part: 'failover', key: 'survivedPct', target: { op: '>=', value: 100 } },
+  { part: 'failover', key: 'trials' },
+  { part: 'push', key: 'p50Ms' },
+  { part: 'push', key: 'p99Ms', target: { op: '<=', value: 50 } },
+  { part: 'push', key: 'commits' },
+  { part: 'push', key: 'agents' },
+  { part: 'api', key: 'ratio', target: { op: '>=', value: 0.5 } },
+  { part: 'api', key: 'apiRps' },
+  { part: 'api', key: 'bareRps' },
+  { part: 'gui', key: 'viewMedianMs', target: { op: '<=', value: 300 } },
+  { part: 'gui', key: 'bundleGzipKB', target: { op: '<=', value: 200 } },
+  { part: 'engine', key: 'hashDecisionsPerSec', target: { op: '>=', value: 2_000_000 } },
+  { part: 'engine', key: 'leastLoadDecisionsPerSec', target: { op: '>=', value: 1_000_000 } },
+  { part: 'engine', key: 'lookupsPerSec', target: { op: '>=', value: 5_000_000 } },
+  { part: 'engine', key: 'bytesPerEntry', target: { op: '<=', value: 200 } },
+  { part: 'engine', key: 'buildMs', target: { op: '<=', value: 5 } },
+  { part: 'engine', key: 'balanceMaxOverMean', target: { op: '<=', value: 1.01 } },
+  { part: 'engine', key: 'disruptionPct', target: { op: '<=', value: 4.2 } },
+];
+
+const format = (value: unknown) =>
+  typeof value === 'number'
+    ? Math.abs(value) >= 10_000
+      ? Math.round(value).toLocaleString('en-US')
+      : String(value)
+    : value === null || value === undefined
+      ? 'not measured'
+      : String(value);
+
+export function met(row: Row, value: unknown): string {
+  if (!row.target) return '';
+  if (typeof value !== 'number') return 'not measured';
+  const ok = row.target.op === '>=' ? value >= row.target.value : value <= row.target.value;
+  return ok ? 'yes' : 'no';
+}
+
+/** The summary of every part's latest results file, as text columns. */
+export function summary(): string {
+  const lines: string[][] = [['part', 'key', 'figure', 'target', 'met']];
+  const results = new Map<Part, Record<string, unknown> | null>();
+  for (const part of PARTS) results.set(part, readResult(part));
+  for (const row of ROWS) {
+    const result = results.get(row.part);
+    const value = result?.[row.key];
+    const note = result === null ? 'no results file' : result?.skipped ? 'skipped' : undefined;
+    lines.push([
+      row.part,
+      row.key,
+      note && value === undefined ? note : format(value),
+      row.target ? `${row.target.op} ${format(row.target.value)}` : '',
+      met(row, value),
+    ]);
+  }
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  return lines.map((l) => l.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+}

@@ -1,0 +1,110 @@
+/**
+ * Part 4 of issue 8: GET /api/target-sets with 32 Target Sets × 32 servers, under autocannon,
+ * against a bare Fastify route in the same process answering the same JSON from memory.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_PASSWORD, startApiServer } from '../lib/api-process.ts';
+import { login, seed32x32 } from '../lib/oam.ts';
+import { RESULTS_DIR, ROOT } from '../lib/results.ts';
+import { median, round } from '../lib/stats.ts';
+import type { PartContext } from './context.ts';
+
+const HOST = '127.70.3.1';
+const CONNECTIONS = 10;
+
+interface Cannon {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+function autocannon(url: string, cookie: string, seconds: number): Promise<Cannon> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      join(ROOT, 'node_modules/.bin/autocannon'),
+      ['-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-H', `cookie=${cookie}`, url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      try {
+        const r = JSON.parse(out) as {
+          requests: { average: number };
+          latency: { p50: number; p99: number };
+          non2xx: number;
+          errors: number;
+        };
+        resolve({
+          rps: r.requests.average,
+          p50Ms: r.latency.p50,
+          p99Ms: r.latency.p99,
+          non2xx: r.non2xx,
+          errors: r.errors,
+        });
+      } catch {
+        reject(new Error(`autocannon: ${err.slice(-500) || out.slice(0, 500)}`));
+      }
+    });
+  });
+}
+
+export async function runApi(ctx: PartContext): Promise<Record<string, unknown>> {
+  const profileDir = process.env.BENCH_PROFILE === '1' ? join(RESULTS_DIR, 'profiles') : undefined;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const server = await startApiServer({ host: HOST, port: 18080, barePort: 18081, profileDir });
+  try {
+    const oam = await login(server.base, 'admin', ADMIN_PASSWORD);
+    await seed32x32(oam, '127.70');
+    const loaded = await server.driver.ask<{ bytes: number; status: number }>({
+      op: 'snapshot',
+      cookie: oam.cookie,
+    });
+    if (loaded.status !== 200)
+      throw new Error(`snapshot of GET /api/target-sets: ${loaded.status}`);
+    const same = await (await oam.get('/api/target-sets')).text();
+    const bareBody = await (await fetch(`${server.bare}/api/target-sets`)).text();
+    if (JSON.stringify(JSON.parse(same)) !== JSON.stringify(JSON.parse(bareBody)))
+      throw new Error('the bare route does not answer the same JSON');
+
+    const seconds = ctx.quick ? 3 : 5;
+    const rounds = ctx.quick ? 1 : 3;
+    const apiUrl = `${server.base}/api/target-sets`;
+    const bareUrl = `${server.bare}/api/target-sets`;
+    await autocannon(apiUrl, oam.cookie, 2); // warm-up: JIT and caches of both
+    await autocannon(bareUrl, oam.cookie, 2);
+    const api: Cannon[] = [];
+    const bare: Cannon[] = [];
+    for (let r = 0; r < rounds; r++) {
+      bare.push(await autocannon(bareUrl, oam.cookie, seconds));
+      api.push(await autocannon(apiUrl, oam.cookie, seconds));
+      ctx.log(
+        `api round ${r + 1}/${rounds}: API ${round(api.at(-1)!.rps)} req/s, bare ${round(bare.at(-1)!.rps)} req/s`,
+      );
+    }
+    const bad = [...api, ...bare].reduce((a, c) => a + c.non2xx + c.errors, 0);
+    if (bad > 0) throw new Error(`${bad} requests failed or were not 2xx`);
+    const apiRps = median(api.map((c) => c.rps));
+    const bareRps = median(bare.map((c) => c.rps));
+    return {
+      apiRps: round(apiRps, 0),
+      bareRps: round(bareRps, 0),
+      ratio: round(apiRps / bareRps, 3),
+      apiP99Ms: round(median(api.map((c) => c.p99Ms)), 1),
+      bareP99Ms: round(median(bare.map((c) => c.p99Ms)), 1),
+      responseBytes: Buffer.byteLength(same),
+      method: `autocannon ${CONNECTIONS} connections, ${seconds} s per run after a 2 s warm-up of each, ${rounds} alternating rounds (median); the API as a process of its own (the real app on a temporary SQLite file, agent sync off) with the bare Fastify route in the same process answering the same JSON, parsed once, from memory; admin session cookie on every request`,
+      rounds: { api: api.map((c) => round(c.rps, 0)), bare: bare.map((c) => round(c.rps, 0)) },
+    };
+  } finally {
+    await server.stop();
+  }
+}

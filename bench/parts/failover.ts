@@ -1,0 +1,215 @@
+/**
+ * Part 2 of issue 8: SIGKILL the active agent and time until the first new connection succeeds
+ * through its mate; and whether the connections open at the kill still work afterwards. Kernel
+ * data path with --manage-addresses, mates A1/A2 beaconing every 50 ms, mate timeout 150 ms, in
+ * network namespaces (client, A1, A2, two servers).
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_TOKEN, benchDocument, persistFor } from '../lib/config.ts';
+import { onCleanup } from '../lib/cleanup.ts';
+import { LineDriver } from '../lib/driver.ts';
+import { BenchNet, netnsAvailable } from '../lib/netns.ts';
+import { ROOT } from '../lib/results.ts';
+import { median, percentile, round, sleep, until } from '../lib/stats.ts';
+import { ensureTools } from '../lib/tools.ts';
+import type { PartContext } from './context.ts';
+
+const SUBNET = '10.232.2';
+const HOSTS = {
+  client: `${SUBNET}.50`,
+  a1: `${SUBNET}.11`,
+  a2: `${SUBNET}.12`,
+  s1: `${SUBNET}.21`,
+  s2: `${SUBNET}.22`,
+};
+const TSA = `${SUBNET}.100`;
+const PORT = 3868;
+const HELD = 10;
+const AGENT_BIN = join(ROOT, 'apps/agent/bin/ipfe-agent.js');
+
+/** Whether this agent has conntrack replication between mates (a flag another change may add). */
+function agentSyncsConntrack(): boolean {
+  const help = spawnSync(process.execPath, [AGENT_BIN, '--help'], {
+    encoding: 'utf8',
+    env: { ...process.env, IPFE_AGENT_TOKEN: BENCH_TOKEN },
+    timeout: 30_000,
+  });
+  return `${help.stderr}${help.stdout}`.includes('--sync-conntrack');
+}
+
+export async function runFailover(ctx: PartContext): Promise<Record<string, unknown>> {
+  if (!netnsAvailable)
+    return { skipped: 'needs root and `ip netns` (iproute2): not measured on this machine' };
+  const missing = ensureTools({
+    nft: 'nftables',
+    conntrack: 'conntrack',
+    arping: 'iputils-arping',
+  });
+  if (missing) return { skipped: missing };
+  const trials = ctx.quick ? 5 : 20;
+  const syncConntrack = agentSyncsConntrack();
+  if (syncConntrack) ensureTools({ conntrackd: 'conntrackd' });
+
+  const dir = mkdtempSync(join(tmpdir(), 'ipfe-bench-failover-'));
+  const removeDir = onCleanup('failover folder', () =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
+  const net = new BenchNet('ipbf', HOSTS, null, ctx.log);
+  try {
+    for (const s of ['s1', 's2'] as const) {
+      net.run(s, [
+        process.execPath,
+        join(ROOT, 'packages/reporter/bin/ipfe-reporter.js'),
+        '--listen',
+        `${HOSTS[s]}:9675`,
+        '--mps-capacity',
+        '1000',
+        '--connection-capacity',
+        '1000',
+        '--interval-ms',
+        '200',
+      ]);
+      net.run(s, [
+        process.execPath,
+        '--import',
+        'tsx',
+        join(ROOT, 'bench/drivers/name-echo.ts'),
+        HOSTS[s],
+        String(PORT),
+      ]);
+    }
+    const document = benchDocument(1, {
+      ipfe: { A1: HOSTS.a1, A2: HOSTS.a2 },
+      options: { mateIntervalMs: 50, mateTimeoutMs: 150, connectTimeoutS: 2 },
+      xsi: `${SUBNET}.0/24`,
+      servers: [HOSTS.s1, HOSTS.s2],
+      targetSets: [{ number: 1, tsa: TSA, servers: [HOSTS.s1, HOSTS.s2] }],
+    });
+    const agents: Record<'a1' | 'a2', ChildProcess | null> = { a1: null, a2: null };
+    const startAgent = (slot: 'a1' | 'a2') => {
+      agents[slot] = net.run(
+        slot,
+        [
+          process.execPath,
+          AGENT_BIN,
+          '--slot',
+          slot.toUpperCase(),
+          '--control',
+          `${HOSTS[slot]}:8701`,
+          '--state-dir',
+          join(dir, slot),
+          '--dataplane',
+          'kernel',
+          '--manage-addresses',
+          'eth0',
+          ...(syncConntrack ? ['--sync-conntrack'] : []),
+        ],
+        { IPFE_AGENT_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'warn' },
+      );
+    };
+    for (const slot of ['a1', 'a2'] as const) {
+      net.sysctl(slot, 'net.ipv4.ip_forward', '1');
+      for (const scope of ['all', 'default', 'eth0'])
+        net.sysctl(slot, `net.ipv4.conf.${scope}.send_redirects`, '0');
+      persistFor(join(dir, slot), document);
+      startAgent(slot);
+    }
+    const mac = (host: string) => net.sh(host, ['cat', '/sys/class/net/eth0/address']).trim();
+    const client = new LineDriver(
+      net.run('client', [
+        process.execPath,
+        '--import',
+        'tsx',
+        join(ROOT, 'bench/drivers/failover-client.ts'),
+      ]),
+    );
+    await client.ready();
+    await client.ask({
+      op: 'nodes',
+      nodes: {
+        tsa: TSA,
+        port: PORT,
+        ipfe: {
+          a1: { address: HOSTS.a1, mac: mac('a1') },
+          a2: { address: HOSTS.a2, mac: mac('a2') },
+        },
+      },
+    });
+
+    const results: {
+      failoverMs: number | null;
+      held: number;
+      survived: number;
+      firstFailedMs: number | null;
+      lastOldMs: number | null;
+      heldVia: Record<string, number>;
+    }[] = [];
+    const holds = (host: 'a1' | 'a2') =>
+      net.exec(host, ['ip', '-4', 'addr', 'show', 'dev', 'eth0']).stdout.includes(`${TSA}/`);
+    for (let t = 0; t < trials; t++) {
+      // A steady state first: A1 holds the TSA and A2 has let it go (a takeover adds the address
+      // and announces it; an address still held by A2 would not be announced again).
+      await until('A1 alone to hold the TSA', () => holds('a1') && !holds('a2'), 30_000, 100);
+      const ready = await client.ask<{ ok: boolean }>(
+        { op: 'waitVia', via: 'a1', timeoutMs: 30_000 },
+        40_000,
+      );
+      if (!ready.ok) throw new Error(`trial ${t + 1}: A1 does not forward the TSA within 30 s`);
+      await sleep(300);
+      const heldVia = await client.ask<Record<string, number>>({ op: 'hold', n: HELD });
+      const trial = await client.ask<{
+        failoverMs: number | null;
+        held: number;
+        survived: number;
+        probes: number;
+        failed: number;
+        firstFailedMs: number | null;
+        lastOldMs: number | null;
+      }>({ op: 'trial', pid: agents.a1!.pid, mate: 'a2', everyMs: 5, limitMs: 10_000 }, 30_000);
+      results.push({ ...trial, heldVia });
+      ctx.log(
+        `failover trial ${t + 1}/${trials}: ${trial.failoverMs === null ? 'no connection through A2 within 10 s' : `${round(trial.failoverMs, 1)} ms`}, ` +
+          `${trial.survived}/${trial.held} held connections survived; ${trial.failed} of ${trial.probes} probes failed, ` +
+          `the first started at ${round(trial.firstFailedMs ?? NaN, 1)} ms; the last through A1 started at ${round(trial.lastOldMs ?? NaN, 1)} ms`,
+      );
+      await client.ask({ op: 'drop' });
+      startAgent('a1');
+    }
+    await client.ask({ op: 'quit' }, 2000).catch(() => undefined);
+
+    const times = results.map((r) => r.failoverMs).filter((v): v is number => v !== null);
+    const held = results.reduce((a, r) => a + r.held, 0);
+    const survived = results.reduce((a, r) => a + r.survived, 0);
+    return {
+      p50Ms: times.length ? round(percentile(times, 50), 1) : null,
+      p99Ms: times.length === results.length ? round(percentile(times, 99), 1) : null,
+      trials: results.length,
+      survivedPct: held > 0 ? round((100 * survived) / held, 1) : null,
+      meanMs: times.length ? round(times.reduce((a, b) => a + b, 0) / times.length, 1) : null,
+      medianMs: round(median(times), 1),
+      maxMs: times.length ? round(Math.max(...times), 1) : null,
+      trialsWithoutTakeover: results.length - times.length,
+      heldPerTrial: HELD,
+      conntrackSync: syncConntrack,
+      method:
+        'per trial: A1 forwards the TSA; the client holds 10 connections through it; SIGKILL of A1’s agent (process group), then a new connection every 5 ms (1 s timeout each) until one is forwarded by A2 (the address the server sees, else the client’s ARP entry for the TSA); then each held connection sends a token and must get its echo within 1 s; A1 is restarted and takes the TSA back before the next trial. p99 is the nearest rank (of 20 trials: the slowest).',
+      settings: {
+        dataplane: 'kernel',
+        manageAddresses: 'eth0',
+        mateIntervalMs: 50,
+        mateTimeoutMs: 150,
+        topology: 'network namespaces: client, A1, A2, s1, s2 on one bridge',
+      },
+      trialsMs: results.map((r) => round(r.failoverMs ?? NaN, 1)),
+      firstFailedProbeMs: results.map((r) => round(r.firstFailedMs ?? NaN, 1)),
+      lastProbeThroughA1Ms: results.map((r) => round(r.lastOldMs ?? NaN, 1)),
+      survivedPerTrial: results.map((r) => r.survived),
+    };
+  } finally {
+    net.remove();
+    removeDir();
+  }
+}

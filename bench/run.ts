@@ -1,0 +1,92 @@
+/**
+ * `npm run bench [-- part …]` (issue 8): runs the named parts (all by default), writes
+ * bench/results/<part>.json for each, and prints the summary of every part's latest results
+ * with each target and whether it is met. `npm run bench:<part>` runs one part.
+ */
+import { cleanupAll, installCleanupHandlers } from './lib/cleanup.ts';
+import { meta, PARTS, summary, writeResult, type Part } from './lib/results.ts';
+import type { PartContext } from './parts/context.ts';
+
+const PART_TIMEOUT_MS: Record<Part, number> = {
+  dataplane: 420_000,
+  failover: 240_000,
+  push: 120_000,
+  api: 120_000,
+  gui: 240_000,
+  engine: 180_000,
+};
+
+async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unknown>> {
+  switch (part) {
+    case 'dataplane': {
+      const { runDataplane, DATAPLANE_DEFAULTS } = await import('./parts/dataplane.ts');
+      return runDataplane(
+        ctx,
+        ctx.quick
+          ? { ...DATAPLANE_DEFAULTS, rounds: 1, connSeconds: 3, bulkSeconds: 3 }
+          : DATAPLANE_DEFAULTS,
+      );
+    }
+    case 'failover':
+      return (await import('./parts/failover.ts')).runFailover(ctx);
+    case 'push':
+      return (await import('./parts/push.ts')).runPush(ctx);
+    case 'api':
+      return (await import('./parts/api.ts')).runApi(ctx);
+    case 'gui':
+      return (await import('./parts/gui.ts')).runGui(ctx);
+    case 'engine':
+      return (await import('./parts/engine.ts')).runEngine(ctx);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000} s`)), ms);
+    }),
+  ]);
+}
+
+async function main() {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    console.error(`bench: unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
+    process.exit(2);
+  }
+  installCleanupHandlers();
+  const parts = asked.length > 0 ? (asked as Part[]) : [...PARTS];
+  const ctx: PartContext = {
+    log: (line) => console.error(`  ${line}`),
+    quick: process.env.BENCH_QUICK === '1',
+  };
+  const started = Date.now();
+  let failures = 0;
+  for (const part of parts) {
+    const startedAt = new Date();
+    console.error(`bench: ${part} …`);
+    let result: Record<string, unknown>;
+    try {
+      result = await withTimeout(runPart(part, ctx), PART_TIMEOUT_MS[part], part);
+    } catch (err) {
+      failures++;
+      console.error(`bench: ${part} failed: ${(err as Error).stack ?? String(err)}`);
+      result = { failed: (err as Error).message };
+    } finally {
+      cleanupAll();
+    }
+    if (result.skipped) console.error(`bench: ${part} skipped: ${String(result.skipped)}`);
+    await writeResult(part, { ...result, quick: ctx.quick || undefined, meta: meta(startedAt) });
+    console.error(
+      `bench: ${part} done in ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s`,
+    );
+  }
+  console.log(`\nIPFE benchmarks (${Math.round((Date.now() - started) / 1000)} s)\n`);
+  console.log(summary());
+  process.exit(failures > 0 ? 1 : 0);
+}
+
+void main();
