@@ -88,6 +88,29 @@ describe('the application shell', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
     expect(api.state.log).toContain('DELETE /api/session');
   });
+
+  it('logs out to a plain login page even when a live poll is refused meanwhile', async () => {
+    const api = installFakeApi();
+    const fake = api.fetchMock.getMockImplementation()!;
+    let answerLogout: (() => void) | null = null;
+    api.fetchMock.mockImplementation(async (input, init = {}) => {
+      if (String(input) === '/api/session' && init.method === 'DELETE') {
+        // The server has ended the session; its answer is still on the way.
+        api.expireSession();
+        await new Promise<void>((resolve) => (answerLogout = resolve));
+      }
+      return fake(input, init);
+    });
+    const { user, router, queryClient } = renderApp('/revisions');
+    await user.click(await screen.findByRole('button', { name: 'Log out' }));
+    await waitFor(() => expect(answerLogout).not.toBeNull());
+    // A poll of the live status is answered 401 before the logout's own answer arrives.
+    await queryClient.refetchQueries({ queryKey: ['ipfe'] });
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    answerLogout!();
+    await waitFor(() => expect(api.state.log).toContain('DELETE /api/session'));
+    expect(router.state.location.search).toBe('');
+  });
 });
 
 describe('roles', () => {

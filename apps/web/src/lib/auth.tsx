@@ -59,6 +59,11 @@ export function useLogout() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => api.delete('/api/session', null),
+    // Live pages poll: a poll answered 401 while the session is being closed must not read as
+    // an expired session (which would offer to come back to this page after login).
+    onMutate: () => {
+      loggedOut = true;
+    },
     onSettled: () => {
       loggedOut = true;
       setCsrfToken(null);

@@ -62,7 +62,7 @@ function AlarmTable({
             <td>IPFE-{a.slot}</td>
             <td className="num">{a.targetSet ?? '—'}</td>
             <td>{a.server ? <code>{a.server}</code> : '—'}</td>
-            <td>{a.text}</td>
+            <td className="alarm-text">{a.text}</td>
             <td className="nowrap">
               <time dateTime={a.raisedAt} title={ago(a.raisedAt, now)}>
                 {clock(a.raisedAt)}

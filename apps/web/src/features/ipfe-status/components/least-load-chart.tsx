@@ -2,9 +2,9 @@ import { useId } from 'react';
 import { formatLoad, VERDICT_WORDS, type LeastLoadPicture } from './least-load-model';
 
 const ROW = 22;
-const LABEL = 160;
-const PLOT = 330;
-const TAG = 96;
+const LABEL = 150;
+const PLOT = 300;
+const TAG = 90;
 const TOP = 18;
 const AXIS = 22;
 

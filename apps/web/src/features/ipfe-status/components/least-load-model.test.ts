@@ -57,7 +57,7 @@ describe('the Least Load picture', () => {
     const reasons = Object.fromEntries(picture.servers.map((s) => [s.address, s.reason]));
     expect(reasons.s1).toMatch(/^weight 0/);
     expect(reasons.s2).toBe('offline: refuses new connections');
-    expect(reasons.s3).toBe('stressed: only when no other server can take the connection');
+    expect(reasons.s3).toBe('stressed: only if no other server can take it');
   });
 
   it('falls back to stressed servers when no other can take a connection', () => {

@@ -79,7 +79,7 @@ export function leastLoadPicture(
   const pictured = servers.map((s): PictureServer => {
     const base = { address: s.address, load: s.load, weight: s.weight, state: s.state };
     if (s.weight <= 0) {
-      return { ...base, verdict: 'excluded', reason: 'weight 0: takes no new connections' };
+      return { ...base, verdict: 'excluded', reason: 'weight 0: no new connections' };
     }
     const rule = ruleOf(s);
     if (rule === 'refuse' || (rule === 'last-resort' && !lastResort)) {
@@ -88,35 +88,35 @@ export function leastLoadPicture(
         verdict: 'excluded',
         reason:
           rule === 'last-resort'
-            ? `${s.state}: only when no other server can take the connection`
+            ? `${s.state}: only if no other server can take it`
             : `${s.state}: refuses new connections`,
       };
     }
     if (s.load === null) return { ...base, verdict: 'excluded', reason: 'no load reported yet' };
-    const tag = lastResort ? ' (stressed: no other server can take it)' : '';
+    const tag = lastResort ? ' (no other server can take it)' : '';
     if (leastOnly) {
       return s === first
         ? {
             ...base,
             verdict: 'least',
-            reason: `the runner-up is ${allowedDeviation} or more above: takes every new connection${tag}`,
+            reason: `takes every new connection: the runner-up is +${allowedDeviation} or more above${tag}`,
           }
         : {
             ...base,
             verdict: 'above',
-            reason: `${allowedDeviation} or more above the lowest: gets none while the gap lasts`,
+            reason: `+${allowedDeviation} or more above the lowest: none for now`,
           };
     }
     return s.load <= bandTop!
       ? {
           ...base,
           verdict: lastResort ? 'last-resort' : 'band',
-          reason: `within +${allowedDeviation} of the lowest: shares new connections round-robin${tag}`,
+          reason: `within +${allowedDeviation} of the lowest: shares round-robin${tag}`,
         }
       : {
           ...base,
           verdict: 'above',
-          reason: `more than ${allowedDeviation} above the lowest: gets none until the gap closes`,
+          reason: `more than +${allowedDeviation} above the lowest: none for now`,
         };
   });
 

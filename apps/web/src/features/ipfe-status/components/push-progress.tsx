@@ -41,7 +41,7 @@ const PHASE_TONE: Record<PushPhase, string> = {
 };
 
 /** How long the panel stays once every IPFE has acknowledged. */
-export const DONE_LINGER_MS = 8_000;
+export const DONE_LINGER_MS = 6_000;
 
 /**
  * After any change that committed a revision (OK or Apply on any form, a delete, a rollback):

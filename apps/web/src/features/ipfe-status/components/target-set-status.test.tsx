@@ -80,7 +80,7 @@ describe('TargetSetStatus', () => {
       /^Lowest L 10\.0; band up to 15\.0 \(allowed deviation 5\)\./,
     );
     expect(chart).toHaveAccessibleDescription(
-      /mp3 192\.168\.10\.13: L 1\.00, weight 0: takes no new connections\./,
+      /mp3 192\.168\.10\.13: L 1\.00, weight 0: no new connections\./,
     );
     const table = within(picture).getByRole('table', {
       name: /Least Load picture of Target Set 1 \(table\)/,
