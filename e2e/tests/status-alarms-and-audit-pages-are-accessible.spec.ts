@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
-import { authFile } from '../support/env';
+import { join } from 'node:path';
+import { ARTIFACTS, authFile } from '../support/env';
 import { expect, expectAccessible, test } from '../support/fixtures';
 
 const heading = (page: Page, name: string) =>
@@ -44,4 +45,5 @@ test('the Status, Alarms and Audit log pages pass an axe scan, and the audit log
   ).toContainText(/admin.*insert.*done \(201\)revision \d+/);
   await expect(log.getByRole('row', { name: /log in/ }).first()).toContainText('/api/session');
   await expectAccessible(page, '/audit');
+  await page.screenshot({ path: join(ARTIFACTS, 'audit-log.png') });
 });

@@ -38,6 +38,7 @@ test.describe.configure({ mode: 'serial' });
 
 let oam: string;
 let admin: APIRequestContext;
+let reporters: Awaited<ReturnType<typeof startReporter>>[] = [];
 const stateDirs: Record<keyof typeof AGENTS, string> = { A1: '', A2: '' };
 const agents: Partial<Record<keyof typeof AGENTS, Awaited<ReturnType<typeof startAgent>>>> = {};
 
@@ -109,7 +110,7 @@ const pushPanel = (page: Page) => page.getByRole('status', { name: 'Push progres
 test.beforeAll(async () => {
   test.setTimeout(90_000);
   oam = (await startOam({ host: OAM_HOST, token: TOKEN, adminPassword: ADMIN_PASSWORD })).url;
-  const reporters = await Promise.all(SERVERS.map((s) => startReporter(s.address)));
+  reporters = await Promise.all(SERVERS.map((s) => startReporter(s.address)));
   // Load as the servers report it: L = 15, 18 and 16, all within the allowed deviation (5) of
   // the lowest, so that new connections go round-robin.
   reporters[0]!.report({ mps: 20, connections: 10 });
@@ -249,7 +250,6 @@ test('an operator inserts a Target Set, both IPFEs run it, traffic follows the w
   );
   await expect(active.getByRole('row', { name: /5101 IPFE Unreachable/ })).toContainText('IPFE-A1');
   await expectAccessible(page, 'the Alarms page with active alarms');
-  await page.screenshot({ path: join(ARTIFACTS, 'alarms.png') });
 
   // A1 comes back: the alarm clears (into the history), A1 is in sync and serves its TSA again.
   await startAgentAs('A1');
@@ -259,8 +259,22 @@ test('an operator inserts a Target Set, both IPFEs run it, traffic follows the w
   await expect(history.getByRole('row', { name: /5012 Mate Heartbeat Timeout/ })).toContainText(
     'IPFE-A2',
   );
+
+  // mp3 reports itself stressed: the IPFEs raise Backend In Stasis (minor) for it.
+  reporters[2]!.report({ state: 'stressed' });
+  await expect(active.getByRole('row', { name: /5005 Backend In Stasis/ }).first()).toContainText(
+    '127.60.1.3',
+    { timeout: 10_000 },
+  );
+  await page.screenshot({ path: join(ARTIFACTS, 'alarms.png') });
+  // Filtered by severity: the minor alarm stays, the major history goes.
+  await page.getByLabel('Severity').selectOption('minor');
+  await expect(active.getByRole('row', { name: /5005/ }).first()).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'History (0)' })).toBeVisible();
   await page.getByLabel('Severity').selectOption('major');
-  await expect(page.getByText(/active, \d+ cleared \(filtered\)/)).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Active alarms (0)' })).toBeVisible();
+  await expect(history.getByRole('row', { name: /5012/ })).toBeVisible();
+  await page.getByRole('button', { name: 'Show all' }).click();
 
   await page.getByRole('link', { name: 'Status & Manage', exact: true }).click();
   await expect(ipfeRow(page, 'A1')).toContainText(`synced · r${revision + 1}`, { timeout: 15_000 });
@@ -299,6 +313,7 @@ test('a push that an agent rejects shows rejected with its message, and the othe
     page.getByRole('link', { name: /1\/2 IPFEs in sync · IPFE A1 rejected/ }),
   ).toBeVisible();
   await expectAccessible(page, 'the Edit page with the push progress');
+  await page.screenshot({ path: join(ARTIFACTS, 'push-rejected.png') });
 
   await page.getByRole('link', { name: /1\/2 IPFEs in sync/ }).click();
   await expect(page.getByRole('heading', { name: 'Status & Manage', level: 1 })).toBeVisible();

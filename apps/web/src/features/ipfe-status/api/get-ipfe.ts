@@ -48,9 +48,9 @@ export const getIpfeQueryOptions = () =>
     queryKey: ipfeQueryKey,
     queryFn: async ({ signal }) => (await getIpfe(signal)).data,
     staleTime: 0,
+    // Polling pauses while the tab is hidden (TanStack's default): a forgotten background tab
+    // does not keep its session alive, and the badge catches up when the tab shows again.
     refetchInterval: LIVE_INTERVAL_MS,
-    // Live state: keep polling in a background tab too, so the badge is right on return.
-    refetchIntervalInBackground: true,
   });
 
 /** `interval`: poll faster while a push is being followed. */
