@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- part …]` (issue 8): runs the named parts (all by default), writes
  * bench/results/<part>.json for each, and prints the summary of every part's latest results
- * with each target and whether it is met. `npm run bench:<part>` runs one part.
+ * with each target and whether it is met. `npm run bench:<part>` runs one part; `npm run bench --
+ * --table` prints the latest results as a Markdown table and measures nothing.
  */
 import { cleanupAll, installCleanupHandlers } from './lib/cleanup.ts';
 import { meta, PARTS, summary, writeResult, type Part } from './lib/results.ts';
@@ -51,6 +52,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 async function main() {
+  if (process.argv.includes('--table')) {
+    // The latest results as a Markdown table (for docs/benchmarks.md), measuring nothing.
+    console.log(summary(true));
+    return;
+  }
   const asked = process.argv.slice(2);
   const unknown = asked.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) {

@@ -72,6 +72,12 @@ export class CpuGroup {
     return Number(readFileSync(`${this.path}/cpuacct.usage`, 'utf8').trim()) / 1000;
   }
 
+  /** The part of usageUs spent in the kernel (system calls, and softirq work charged to the task). */
+  systemUs(): number | null {
+    if (!this.path) return null;
+    return Number(readFileSync(`${this.path}/cpuacct.usage_sys`, 'utf8').trim()) / 1000;
+  }
+
   /** Moves anything left to the parent group and removes this one. */
   remove() {
     if (!this.path) return;

@@ -1,10 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as prettier from 'prettier';
 
 export const RESULTS_DIR = new URL('../results/', import.meta.url).pathname;
 export const ROOT = new URL('../../', import.meta.url).pathname;
+/** BENCH_PROFILE=1: where the API server and the data-path agents write their CPU profiles. */
+export const PROFILE_DIR = join(tmpdir(), 'ipfe-bench-profiles');
 
 export const PARTS = ['dataplane', 'failover', 'push', 'api', 'gui', 'engine'] as const;
 export type Part = (typeof PARTS)[number];
@@ -107,8 +110,8 @@ export function met(row: Row, value: unknown): string {
   return ok ? 'yes' : 'no';
 }
 
-/** The summary of every part's latest results file, as text columns. */
-export function summary(): string {
+/** The summary of every part's latest results file: text columns, or a Markdown table. */
+export function summary(markdown = false): string {
   const lines: string[][] = [['part', 'key', 'figure', 'target', 'met']];
   const results = new Map<Part, Record<string, unknown> | null>();
   for (const part of PARTS) results.set(part, readResult(part));
@@ -124,6 +127,13 @@ export function summary(): string {
       met(row, value),
     ]);
   }
+  if (markdown)
+    lines.splice(
+      1,
+      0,
+      lines[0]!.map(() => '---'),
+    );
   const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
-  return lines.map((l) => l.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+  const pad = (l: string[]) => l.map((cell, i) => cell.padEnd(widths[i]!));
+  return lines.map((l) => (markdown ? `| ${pad(l).join(' | ')} |` : pad(l).join('  '))).join('\n');
 }

@@ -21,9 +21,11 @@ export const round = (value: number, digits = 1) =>
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `probe` until it returns a truthy value, at most `timeoutMs`; throws naming `what`. */
+type Falsy = null | undefined | false | 0 | '';
+
 export async function until<T>(
   what: string,
-  probe: () => Promise<T> | T,
+  probe: () => Promise<T | Falsy> | T | Falsy,
   timeoutMs: number,
   everyMs = 100,
 ): Promise<T> {
@@ -32,7 +34,7 @@ export async function until<T>(
   while (Date.now() < deadline) {
     try {
       const value = await probe();
-      if (value) return value;
+      if (value) return value as T;
       last = value;
     } catch (err) {
       last = err;

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_PASSWORD, startApiServer } from '../lib/api-process.ts';
 import { login, seed32x32 } from '../lib/oam.ts';
-import { RESULTS_DIR, ROOT } from '../lib/results.ts';
+import { PROFILE_DIR, ROOT } from '../lib/results.ts';
 import { median, round } from '../lib/stats.ts';
 import type { PartContext } from './context.ts';
 
@@ -58,7 +58,7 @@ function autocannon(url: string, cookie: string, seconds: number): Promise<Canno
 }
 
 export async function runApi(ctx: PartContext): Promise<Record<string, unknown>> {
-  const profileDir = process.env.BENCH_PROFILE === '1' ? join(RESULTS_DIR, 'profiles') : undefined;
+  const profileDir = process.env.BENCH_PROFILE === '1' ? PROFILE_DIR : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const server = await startApiServer({ host: HOST, port: 18080, barePort: 18081, profileDir });
   try {

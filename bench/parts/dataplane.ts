@@ -4,6 +4,7 @@
  * three IPFE hosts — the agent's user-space path, the agent's kernel path (nftables + conntrack)
  * and HAProxy (TCP mode, one thread) — each on TSAs of its own, all running throughout.
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { onCleanup } from '../lib/cleanup.ts';
 import { CpuGroup, cpuBetween, snapshot, type CpuUse } from '../lib/cpu.ts';
 import { LineDriver } from '../lib/driver.ts';
 import { BenchNet, netnsAvailable } from '../lib/netns.ts';
-import { ROOT } from '../lib/results.ts';
+import { PROFILE_DIR, ROOT } from '../lib/results.ts';
 import { median, round, sleep, until } from '../lib/stats.ts';
 import { ensureTools } from '../lib/tools.ts';
 import type { PartContext } from './context.ts';
@@ -51,17 +52,21 @@ export interface DataplaneSettings {
 
 export const DATAPLANE_DEFAULTS: DataplaneSettings = {
   rate: 1000,
-  connSeconds: 8,
-  bulkSeconds: 8,
+  connSeconds: 6,
+  bulkSeconds: 5,
   bulkStreams: 16,
   bulkMbitPerStream: 25,
-  rounds: 3,
+  rounds: 5,
 };
 
 interface Run {
   path: Path;
   round: number;
-  cpu: CpuUse & { groups: Record<string, number | null> };
+  cpu: CpuUse & {
+    /** Per middlebox: its process's CPU, and the part of it in the kernel. */
+    groups: Record<string, number | null>;
+    kernelSide: Record<string, number | null>;
+  };
 }
 interface ConnRun extends Run {
   ok: number;
@@ -134,6 +139,8 @@ export async function runDataplane(
     Object.values(groups).forEach((g) => g.remove()),
   );
   const net = new BenchNet('ipbd', HOSTS, group, ctx.log);
+  const profileDir = process.env.BENCH_PROFILE === '1' ? PROFILE_DIR : null;
+  const agents: ChildProcess[] = [];
   try {
     // Application servers: the project's reporter with its echo service; s3 serves iperf3.
     for (const s of ['s1', 's2', 's3'] as const) {
@@ -186,6 +193,8 @@ export async function runDataplane(
         host,
         [
           process.execPath,
+          // BENCH_PROFILE=1: a CPU profile of each agent, written at its clean stop below.
+          ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, m)] : []),
           join(ROOT, 'apps/agent/bin/ipfe-agent.js'),
           '--slot',
           'A1',
@@ -198,8 +207,12 @@ export async function runDataplane(
           '--manage-addresses',
           'eth0',
         ],
-        { IPFE_AGENT_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'warn' },
+        {
+          IPFE_AGENT_TOKEN: BENCH_TOKEN,
+          LOG_LEVEL: 'warn',
+        },
       );
+      agents.push(child);
       groups[m].add(child.pid);
     }
 
@@ -249,6 +262,7 @@ export async function runDataplane(
     const snap = () => ({
       base: snapshot(group),
       groups: Object.fromEntries(middleboxes.map((m) => [m, groups[m].usageUs()])),
+      kernelSide: Object.fromEntries(middleboxes.map((m) => [m, groups[m].systemUs()])),
     });
     const measure = async <T>(fn: () => Promise<T>) => {
       const a = snap();
@@ -261,7 +275,14 @@ export async function runDataplane(
           return [m, x === null || y === null || x === undefined || y === undefined ? null : y - x];
         }),
       );
-      return { value, cpu: { ...cpuBetween(a.base, b.base), groups: g } };
+      const k = Object.fromEntries(
+        middleboxes.map((m) => {
+          const x = a.kernelSide[m];
+          const y = b.kernelSide[m];
+          return [m, x === null || y === null || x === undefined || y === undefined ? null : y - x];
+        }),
+      );
+      return { value, cpu: { ...cpuBetween(a.base, b.base), groups: g, kernelSide: k } };
     };
 
     const connRun = async (path: Path, seconds: number) =>
@@ -321,8 +342,18 @@ export async function runDataplane(
           }),
       );
 
+    // The kernel agent lists its TSAs' conntrack entries every second, so its work grows with
+    // the table; entries left by a kernel run (TIME_WAIT: 120 s) would bill that work to the runs
+    // of other paths. They go after each kernel run; within one, the table grows as it would.
+    const forgetKernelConnections = (path: Path) => {
+      if (path === 'kernel') net.exec('ipfk', ['conntrack', '-F']);
+    };
+
     // Warm-up: JIT, ARP, first connections of every path.
-    for (const path of paths) await connRun(path, 1);
+    for (const path of paths) {
+      await connRun(path, 1);
+      forgetKernelConnections(path);
+    }
     // What each middlebox uses with no traffic (timers, heartbeats, health checks): it runs
     // through every measurement, the direct one included, so it cancels out of the costs.
     await sleep(1000);
@@ -336,6 +367,7 @@ export async function runDataplane(
       for (const path of order) {
         const c = await connRun(path, settings.connSeconds);
         conns.push({ path, round: r, cpu: c.cpu, ...c.value });
+        forgetKernelConnections(path);
         ctx.log(
           `dataplane round ${r + 1}/${settings.rounds} ${path}: ${c.value.ok} conns (${c.value.failed} failed), ` +
             `p99 ${round((c.value.p99Us ?? NaN) / 1000, 2)} ms, system ${round(c.cpu.systemUs / c.value.ok)} µs/conn, own ${round((c.cpu.ownUs ?? NaN) / c.value.ok)} µs/conn, others ${round((c.cpu.othersUs ?? NaN) / 1000)} ms`,
@@ -343,6 +375,7 @@ export async function runDataplane(
         await sleep(500);
         const b = await bulkRun(path);
         bulks.push({ path, round: r, cpu: b.cpu, ...b.value });
+        forgetKernelConnections(path);
         const mb = b.value.bytes / 1e6;
         ctx.log(
           `dataplane round ${r + 1}/${settings.rounds} ${path}: bulk ${round(mb)} MB in ${round(b.value.seconds)} s, ` +
@@ -352,6 +385,7 @@ export async function runDataplane(
       }
     }
     await client.ask({ op: 'quit' }, 2000).catch(() => undefined);
+    if (profileDir) for (const agent of agents) await net.stop(agent, 'SIGTERM');
     return summarize(settings, middleboxes, conns, bulks, idle.cpu, kernelOn, haproxyMissing);
   } finally {
     net.remove();
@@ -470,6 +504,14 @@ function summarize(
         usPerConn: round(processCost(m, 'conn'), 1),
         usPerMB: round(processCost(m, 'bulk'), 1),
         idleCpuPct: round(100 * idleRate(m), 2),
+        kernelSidePctInConnRuns: round(
+          median(
+            conns
+              .filter((c) => c.path === m)
+              .map((c) => (100 * (c.cpu.kernelSide[m] ?? NaN)) / (c.cpu.groups[m] ?? NaN)),
+          ),
+          0,
+        ),
       },
     ]),
   );
