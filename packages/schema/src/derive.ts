@@ -72,6 +72,21 @@ export const derivedTargetSetSchema = targetSetSchema.extend({
 
 export type DerivedTargetSet = z.output<typeof derivedTargetSetSchema>;
 
+const serversByAddress = new WeakMap<
+  Configuration['appServers'],
+  Map<string, Configuration['appServers'][number]>
+>();
+
+/** The application server of each address (memoized per list: views derive many rows at once). */
+function serverOf(config: Configuration, address: string) {
+  let index = serversByAddress.get(config.appServers);
+  if (!index) {
+    index = new Map(config.appServers.flatMap((s) => s.addresses.map((a) => [a, s] as const)));
+    serversByAddress.set(config.appServers, index);
+  }
+  return index.get(address);
+}
+
 export function deriveTargetSet(config: Configuration, ts: TargetSet): DerivedTargetSet {
   const total = ts.servers.reduce((sum, s) => sum + s.weight, 0);
   return {
@@ -81,7 +96,7 @@ export function deriveTargetSet(config: Configuration, ts: TargetSet): DerivedTa
       ? { ...ts.secondary, standbyIpfe: standbyOf(config.options, ts.secondary.activeIpfe) }
       : null,
     servers: ts.servers.map((row) => {
-      const server = config.appServers.find((s) => s.addresses.includes(row.address));
+      const server = serverOf(config, row.address);
       return {
         ...row,
         appServer: server?.name ?? null,

@@ -3,7 +3,6 @@ import {
   allocatePortRange,
   appServerInputSchema,
   appServerSchema,
-  checkConfiguration,
   deriveTargetSet,
   derivedTargetSetSchema,
   MESSAGES,
@@ -15,6 +14,7 @@ import {
   xsiNetworkSchema,
   APP_SERVERS_MAX,
   type AppServer,
+  type ConfigIssue,
   type Configuration,
   type FieldError,
   type IpfeSlot,
@@ -186,9 +186,9 @@ export function itemsOf<T>(config: Configuration, spec: CollectionSpec<T, unknow
   return config[spec.kind] as T[];
 }
 
-/** The warnings that stand on one entity of a committed configuration. */
-export function warningsOf(config: Configuration, entityPath: string): FieldError[] {
-  return checkConfiguration(config)
+/** The warnings that stand on one entity, out of a configuration's issues. */
+export function warningsOf(issues: ConfigIssue[], entityPath: string): FieldError[] {
+  return issues
     .filter((i) => i.severity === 'warning' && i.path.startsWith(`${entityPath}.`))
     .map((i) => ({ path: i.path.slice(entityPath.length + 1), message: i.message }));
 }

@@ -72,7 +72,9 @@ export default fp(
       cookieName: SESSION_COOKIE,
       store: new SqliteSessionStore(app.db),
       saveUninitialized: false,
-      rolling: true,
+      // An absolute lifetime: renewing the session on every request would cost a write (and an
+      // fsync) per request, and would keep a polling tab logged in forever.
+      rolling: false,
       cookie: {
         path: '/',
         httpOnly: true,

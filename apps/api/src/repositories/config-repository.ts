@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import {
+  checkConfiguration,
   emptyConfiguration,
+  type ConfigIssue,
   underiveConfiguration,
   type ConfigDocument,
   type Configuration,
@@ -44,6 +46,7 @@ export interface Change<T> {
  */
 export class ConfigRepository {
   private cache: { number: number; config: Configuration } | null = null;
+  private issuesCache: { number: number; issues: ConfigIssue[] } | null = null;
   private readonly listeners: ((revision: RevisionInfo) => void)[] = [];
 
   /** Called after each commit, outside its transaction. */
@@ -72,6 +75,15 @@ export class ConfigRepository {
       this.cache = { number: latest.number, config: underiveConfiguration(document.config) };
     }
     return structuredClone(this.cache.config);
+  }
+
+  /** The rules' verdict on the running configuration (its warnings), computed once per revision. */
+  currentIssues(): ConfigIssue[] {
+    const number = this.latestInfo()?.number ?? 0;
+    if (this.issuesCache?.number !== number) {
+      this.issuesCache = { number, issues: checkConfiguration(this.current()) };
+    }
+    return this.issuesCache.issues;
   }
 
   list(limit: number, before?: number): RevisionInfo[] {

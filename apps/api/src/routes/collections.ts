@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Configuration } from '@ipfe/schema';
+import { checkConfiguration, type Configuration } from '@ipfe/schema';
 import { ApiError, notFound } from '../http/errors.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
 import {
@@ -35,11 +35,12 @@ function registerCollection(
     const index = items.findIndex((item) => keyOf(spec, item) === String(key));
     return { items, index, item: index >= 0 ? items[index] : null };
   };
-  const view = (config: Configuration, index: number) => {
+  /** An item as answered: derived and live fields, and its warnings (of the given issues). */
+  const view = (config: Configuration, index: number, issues = checkConfiguration(config)) => {
     const item = itemsOf(config, spec)[index];
     return {
       ...spec.view(config, item, app.agentSync),
-      warnings: warningsOf(config, `${spec.kind}.${index}`),
+      warnings: warningsOf(issues, `${spec.kind}.${index}`),
     };
   };
   const label = (item: unknown) => `${spec.noun} ${keyOf(spec, item)}`;
@@ -53,10 +54,15 @@ function registerCollection(
         summary: `List every ${spec.noun}`,
         response: { 200: z.object({ items: z.array(spec.viewSchema) }) },
       },
+      // The schema documents the answer; built here from a validated configuration, it is sent
+      // as it is rather than checked again item by item (32 × 32 Target Sets would cost more
+      // than everything else the request does).
+      serializerCompiler: () => (data) => JSON.stringify(data),
     },
     async () => {
       const config = app.configRepository.current();
-      return { items: itemsOf(config, spec).map((_, i) => view(config, i)) };
+      const issues = app.configRepository.currentIssues();
+      return { items: itemsOf(config, spec).map((_, i) => view(config, i, issues)) };
     },
   );
 
@@ -74,7 +80,9 @@ function registerCollection(
       const config = app.configRepository.current();
       const { item, index } = find(config, request.params.key);
       if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
-      return reply.header('etag', etagOf(item)).send(view(config, index));
+      return reply
+        .header('etag', etagOf(item))
+        .send(view(config, index, app.configRepository.currentIssues()));
     },
   );
 
