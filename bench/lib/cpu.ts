@@ -72,10 +72,14 @@ export class CpuGroup {
     return Number(readFileSync(`${this.path}/cpuacct.usage`, 'utf8').trim()) / 1000;
   }
 
-  /** The part of usageUs spent in the kernel (system calls, and softirq work charged to the task). */
-  systemUs(): number | null {
+  /** User and kernel (system calls, softirq work charged to the task) time, in ticks (cpuacct.stat). */
+  split(): { user: number; system: number } | null {
     if (!this.path) return null;
-    return Number(readFileSync(`${this.path}/cpuacct.usage_sys`, 'utf8').trim()) / 1000;
+    const stat = readFileSync(`${this.path}/cpuacct.stat`, 'utf8');
+    return {
+      user: Number(/user (\d+)/.exec(stat)?.[1] ?? NaN),
+      system: Number(/system (\d+)/.exec(stat)?.[1] ?? NaN),
+    };
   }
 
   /** Moves anything left to the parent group and removes this one. */

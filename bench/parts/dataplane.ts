@@ -4,14 +4,13 @@
  * three IPFE hosts — the agent's user-space path, the agent's kernel path (nftables + conntrack)
  * and HAProxy (TCP mode, one thread) — each on TSAs of its own, all running throughout.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TOKEN, benchDocument, persistFor } from '../lib/config.ts';
 import { onCleanup } from '../lib/cleanup.ts';
 import { CpuGroup, cpuBetween, snapshot, type CpuUse } from '../lib/cpu.ts';
-import { LineDriver } from '../lib/driver.ts';
 import { BenchNet, netnsAvailable } from '../lib/netns.ts';
 import { PROFILE_DIR, ROOT } from '../lib/results.ts';
 import { median, round, sleep, until } from '../lib/stats.ts';
@@ -52,18 +51,29 @@ export interface DataplaneSettings {
 
 export const DATAPLANE_DEFAULTS: DataplaneSettings = {
   rate: 1000,
-  connSeconds: 6,
+  connSeconds: 5,
   bulkSeconds: 5,
   bulkStreams: 16,
-  bulkMbitPerStream: 25,
-  rounds: 5,
+  bulkMbitPerStream: 50,
+  rounds: 4,
 };
+
+interface LoadResult {
+  launched: number;
+  ok: number;
+  failed: number;
+  timeouts: number;
+  p50Us: number | null;
+  p99Us: number | null;
+}
 
 interface Run {
   path: Path;
   round: number;
+  /** Position in the run sequence (direct runs sit between the others). */
+  seq: number;
   cpu: CpuUse & {
-    /** Per middlebox: its process's CPU, and the part of it in the kernel. */
+    /** Per middlebox: its process's CPU, and the share of it in the kernel (from ticks). */
     groups: Record<string, number | null>;
     kernelSide: Record<string, number | null>;
   };
@@ -116,6 +126,7 @@ export async function runDataplane(
   if (!netnsAvailable)
     return { skipped: 'needs root and `ip netns` (iproute2): not measured on this machine' };
   const missing = ensureTools({
+    cc: 'gcc',
     nft: 'nftables',
     conntrack: 'conntrack',
     arping: 'iputils-arping',
@@ -142,7 +153,20 @@ export async function runDataplane(
   const profileDir = process.env.BENCH_PROFILE === '1' ? PROFILE_DIR : null;
   const agents: ChildProcess[] = [];
   try {
-    // Application servers: the project's reporter with its echo service; s3 serves iperf3.
+    // The client and the echo service in C: what they cost is in every run, the direct one
+    // included, so the less they cost (and vary), the clearer the difference the paths make.
+    const loadgen = join(dir, 'loadgen');
+    const echo = join(dir, 'echo');
+    for (const [source, binary] of [
+      ['loadgen.c', loadgen],
+      ['echo.c', echo],
+    ] as const) {
+      const built = spawnSync('cc', ['-O2', '-o', binary, join(ROOT, 'bench/drivers', source)], {
+        encoding: 'utf8',
+      });
+      if (built.status !== 0) throw new Error(`cc ${source}: ${built.stderr.trim()}`);
+    }
+    // Application servers: the project's reporter (heartbeats), the echo service; s3: iperf3.
     for (const s of ['s1', 's2', 's3'] as const) {
       net.run(s, [
         process.execPath,
@@ -153,8 +177,8 @@ export async function runDataplane(
         '100000',
         '--connection-capacity',
         '100000',
-        ...(s === 's3' ? [] : ['--echo', String(ECHO_PORT)]),
       ]);
+      if (s !== 's3') net.run(s, [echo, HOSTS[s], String(ECHO_PORT)]);
     }
     net.run('s3', ['iperf3', '-s', '-B', HOSTS.s3, '-p', String(BULK_PORT)]);
 
@@ -216,40 +240,41 @@ export async function runDataplane(
       groups[m].add(child.pid);
     }
 
-    const client = new LineDriver(
-      net.run('client', [
-        process.execPath,
-        '--import',
-        'tsx',
-        join(ROOT, 'bench/drivers/load-client.ts'),
-      ]),
-    );
-    await client.ready();
-
-    const echoTargets = (path: Path): [string, number][] =>
-      path === 'direct'
-        ? [
-            [HOSTS.s1, ECHO_PORT],
-            [HOSTS.s2, ECHO_PORT],
-          ]
-        : [[PATHS[path].tsa, ECHO_PORT]];
+    /** A command in the client's namespace, to its end: its standard output. */
+    const inClient = (command: string[], timeoutMs: number) =>
+      new Promise<string>((resolve) => {
+        const child = net.run('client', command);
+        let out = '';
+        child.stdout!.on('data', (d: Buffer) => (out += d));
+        const timer = setTimeout(() => net.kill(child), timeoutMs);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve(out);
+        });
+      });
+    const load = async (path: Path, rate: number, seconds: number, timeoutMs: number) => {
+      const targets =
+        path === 'direct'
+          ? [`${HOSTS.s1}:${ECHO_PORT}`, `${HOSTS.s2}:${ECHO_PORT}`]
+          : [`${PATHS[path].tsa}:${ECHO_PORT}`];
+      const out = await inClient(
+        [loadgen, String(rate), String(seconds), '100', String(timeoutMs), ...targets],
+        seconds * 1000 + timeoutMs + 30_000,
+      );
+      try {
+        const result = JSON.parse(out) as LoadResult;
+        return result.ok > 0 ? result : { ...result, p50Us: null, p99Us: null };
+      } catch {
+        throw new Error(`loadgen via ${path}: ${out.slice(0, 300) || 'no output'}`);
+      }
+    };
     const paths: Path[] = ['direct', ...middleboxes];
 
     // Every path forwards before anything is measured (all 20 probes answered).
     for (const path of paths) {
       await until(
         `the ${path} path to answer`,
-        async () =>
-          (
-            await client.ask<{ ok: number }>({
-              op: 'conns',
-              targets: echoTargets(path),
-              rate: 200,
-              seconds: 0.1,
-              bytes: 100,
-              timeoutMs: 1000,
-            })
-          ).ok === 20,
+        async () => (await load(path, 200, 0.1, 1000)).ok === 20,
         45_000,
         500,
       );
@@ -262,7 +287,7 @@ export async function runDataplane(
     const snap = () => ({
       base: snapshot(group),
       groups: Object.fromEntries(middleboxes.map((m) => [m, groups[m].usageUs()])),
-      kernelSide: Object.fromEntries(middleboxes.map((m) => [m, groups[m].systemUs()])),
+      split: Object.fromEntries(middleboxes.map((m) => [m, groups[m].split()])),
     });
     const measure = async <T>(fn: () => Promise<T>) => {
       const a = snap();
@@ -277,53 +302,42 @@ export async function runDataplane(
       );
       const k = Object.fromEntries(
         middleboxes.map((m) => {
-          const x = a.kernelSide[m];
-          const y = b.kernelSide[m];
-          return [m, x === null || y === null || x === undefined || y === undefined ? null : y - x];
+          const x = a.split[m];
+          const y = b.split[m];
+          if (!x || !y) return [m, null];
+          const system = y.system - x.system;
+          const total = system + y.user - x.user;
+          return [m, total > 0 ? system / total : null];
         }),
       );
       return { value, cpu: { ...cpuBetween(a.base, b.base), groups: g, kernelSide: k } };
     };
 
     const connRun = async (path: Path, seconds: number) =>
-      measure(() =>
-        client.ask<{ ok: number; failed: number; p50Us: number | null; p99Us: number | null }>(
-          {
-            op: 'conns',
-            targets: echoTargets(path),
-            rate: settings.rate,
-            seconds,
-            bytes: 100,
-            timeoutMs: 3000,
-          },
-          seconds * 1000 + 60_000,
-        ),
-      );
+      measure(() => load(path, settings.rate, seconds, 3000));
 
     const bulkRun = (path: Path) =>
       measure(
         () =>
           new Promise<{ bytes: number; seconds: number }>((resolve, reject) => {
             const host = path === 'direct' ? HOSTS.s3 : PATHS[path].bulkTsa;
-            const child = net.run('client', [
-              'iperf3',
-              '-c',
-              host,
-              '-p',
-              String(BULK_PORT),
-              '-P',
-              String(settings.bulkStreams),
-              '-b',
-              `${settings.bulkMbitPerStream}M`,
-              '-t',
-              String(settings.bulkSeconds),
-              '-J',
-            ]);
-            let out = '';
-            child.stdout!.on('data', (d: Buffer) => (out += d));
-            const timer = setTimeout(() => net.kill(child), (settings.bulkSeconds + 30) * 1000);
-            child.once('exit', () => {
-              clearTimeout(timer);
+            void inClient(
+              [
+                'iperf3',
+                '-c',
+                host,
+                '-p',
+                String(BULK_PORT),
+                '-P',
+                String(settings.bulkStreams),
+                '-b',
+                `${settings.bulkMbitPerStream}M`,
+                '-t',
+                String(settings.bulkSeconds),
+                '-J',
+              ],
+              (settings.bulkSeconds + 30) * 1000,
+            ).then((out) => {
               try {
                 const report = JSON.parse(out) as {
                   error?: string;
@@ -361,30 +375,36 @@ export async function runDataplane(
 
     const conns: ConnRun[] = [];
     const bulks: BulkRun[] = [];
-    for (let r = 0; r < settings.rounds; r++) {
-      // The order rotates each round, so that a drift in the machine's load spreads over paths.
-      const order = paths.map((_, i) => paths[(i + r) % paths.length]!);
-      for (const path of order) {
-        const c = await connRun(path, settings.connSeconds);
-        conns.push({ path, round: r, cpu: c.cpu, ...c.value });
-        forgetKernelConnections(path);
-        ctx.log(
-          `dataplane round ${r + 1}/${settings.rounds} ${path}: ${c.value.ok} conns (${c.value.failed} failed), ` +
-            `p99 ${round((c.value.p99Us ?? NaN) / 1000, 2)} ms, system ${round(c.cpu.systemUs / c.value.ok)} µs/conn, own ${round((c.cpu.ownUs ?? NaN) / c.value.ok)} µs/conn, others ${round((c.cpu.othersUs ?? NaN) / 1000)} ms`,
+    // Each path's run sits between two direct runs (D X D Y D Z D X …), and its cost is taken
+    // against their mean, so that a drift in the machine's load cancels; the order of X, Y, Z
+    // rotates each round.
+    const sequence: { path: Path; round: number }[] = [{ path: 'direct', round: 0 }];
+    for (let r = 0; r < settings.rounds; r++)
+      for (let i = 0; i < middleboxes.length; i++)
+        sequence.push(
+          { path: middleboxes[(i + r) % middleboxes.length]!, round: r },
+          { path: 'direct', round: r },
         );
-        await sleep(500);
-        const b = await bulkRun(path);
-        bulks.push({ path, round: r, cpu: b.cpu, ...b.value });
-        forgetKernelConnections(path);
-        const mb = b.value.bytes / 1e6;
-        ctx.log(
-          `dataplane round ${r + 1}/${settings.rounds} ${path}: bulk ${round(mb)} MB in ${round(b.value.seconds)} s, ` +
-            `system ${round(b.cpu.systemUs / mb)} µs/MB, own ${round((b.cpu.ownUs ?? NaN) / mb)} µs/MB`,
-        );
-        await sleep(500);
-      }
+    for (const [seq, { path, round: r }] of sequence.entries()) {
+      const c = await connRun(path, settings.connSeconds);
+      conns.push({ path, round: r, seq, cpu: c.cpu, ...c.value });
+      forgetKernelConnections(path);
+      const tag = `dataplane ${seq + 1}/${sequence.length} ${path}`;
+      ctx.log(
+        `${tag}: ${c.value.ok} conns (${c.value.failed} failed), p99 ${round((c.value.p99Us ?? NaN) / 1000, 2)} ms, ` +
+          `system ${round(c.cpu.systemUs / c.value.ok)} µs/conn, own ${round((c.cpu.ownUs ?? NaN) / c.value.ok)} µs/conn, others ${round((c.cpu.othersUs ?? NaN) / 1000)} ms`,
+      );
+      await sleep(300);
+      const b = await bulkRun(path);
+      bulks.push({ path, round: r, seq, cpu: b.cpu, ...b.value });
+      forgetKernelConnections(path);
+      const mb = b.value.bytes / 1e6;
+      ctx.log(
+        `${tag}: bulk ${round(mb)} MB in ${round(b.value.seconds)} s, ` +
+          `system ${round(b.cpu.systemUs / mb)} µs/MB, own ${round((b.cpu.ownUs ?? NaN) / mb)} µs/MB`,
+      );
+      await sleep(300);
     }
-    await client.ask({ op: 'quit' }, 2000).catch(() => undefined);
     if (profileDir) for (const agent of agents) await net.stop(agent, 'SIGTERM');
     return summarize(settings, middleboxes, conns, bulks, idle.cpu, kernelOn, haproxyMissing);
   } finally {
@@ -395,7 +415,7 @@ export async function runDataplane(
   }
 }
 
-/** Cost per connection and per MB of each path, minus the direct path's in the same round. */
+/** Cost per connection and per MB of each path, minus the direct runs' around it; medians over rounds. */
 function summarize(
   settings: DataplaneSettings,
   middleboxes: readonly Middlebox[],
@@ -405,19 +425,28 @@ function summarize(
   kernelOn: boolean,
   haproxyMissing: string | null,
 ) {
-  const rounds = [...Array(settings.rounds).keys()];
-  const perConn = (path: Path, r: number, measure: 'systemUs' | 'ownUs') => {
-    const run = conns.find((c) => c.path === path && c.round === r)!;
+  type Measure = 'systemUs' | 'ownUs';
+  const perConn = (run: ConnRun, measure: Measure) => {
     const cpu = run.cpu[measure];
     return cpu === null || run.ok === 0 ? NaN : cpu / run.ok;
   };
-  const perMB = (path: Path, r: number, measure: 'systemUs' | 'ownUs') => {
-    const run = bulks.find((c) => c.path === path && c.round === r)!;
+  const perMB = (run: BulkRun, measure: Measure) => {
     const cpu = run.cpu[measure];
     return cpu === null || run.bytes === 0 ? NaN : cpu / (run.bytes / 1e6);
   };
-  const cost = (path: Middlebox, fn: typeof perConn, measure: 'systemUs' | 'ownUs') =>
-    median(rounds.map((r) => fn(path, r, measure) - fn('direct', r, measure)));
+  /** Per round: the path's cost minus the mean of the two direct runs around it. */
+  const costs = <R extends Run>(
+    runs: R[],
+    path: Middlebox,
+    fn: (run: R, measure: Measure) => number,
+    measure: Measure,
+  ) =>
+    runs
+      .filter((run) => run.path === path)
+      .map((run) => {
+        const around = runs.filter((d) => d.path === 'direct' && Math.abs(d.seq - run.seq) === 1);
+        return fn(run, measure) - around.reduce((a, d) => a + fn(d, measure), 0) / around.length;
+      });
   const p99 = (path: Path) =>
     median(conns.filter((c) => c.path === path).map((c) => (c.p99Us ?? NaN) / 1000));
   const p50 = (path: Path) =>
@@ -426,60 +455,89 @@ function summarize(
   const idleRate = (path: Middlebox) => (idle.groups[path] ?? NaN) / idle.wallUs;
   const processCost = (path: Middlebox, kind: 'conn' | 'bulk') =>
     median(
-      rounds.map((r) => {
-        const run = (kind === 'conn' ? conns : bulks).find(
-          (c) => c.path === path && c.round === r,
-        )!;
-        const us = run.cpu.groups[path];
-        const units = kind === 'conn' ? (run as ConnRun).ok : (run as BulkRun).bytes / 1e6;
-        return us === null || us === undefined
-          ? NaN
-          : (us - idleRate(path) * run.cpu.wallUs) / units;
-      }),
+      (kind === 'conn' ? conns : bulks)
+        .filter((c) => c.path === path)
+        .map((run) => {
+          const us = run.cpu.groups[path];
+          const units = kind === 'conn' ? (run as ConnRun).ok : (run as BulkRun).bytes / 1e6;
+          return us === null || us === undefined
+            ? NaN
+            : (us - idleRate(path) * run.cpu.wallUs) / units;
+        }),
     );
 
   const result: Record<string, unknown> = {};
-  const figures: Record<string, Record<string, number | null>> = {};
+  type Figures = Record<string, { median: number; min: number; max: number }>;
+  const figures: Record<'systemUs' | 'ownUs', Figures> = { systemUs: {}, ownUs: {} };
   for (const measure of ['systemUs', 'ownUs'] as const) {
-    const f: Record<string, number | null> = {};
     for (const m of middleboxes) {
-      f[`${m}UsPerConn`] = round(cost(m, perConn, measure), 1);
-      f[`${m}UsPerMB`] = round(cost(m, perMB, measure), 1);
+      for (const [key, values] of [
+        [`${m}UsPerConn`, costs(conns, m, perConn, measure)],
+        [`${m}UsPerMB`, costs(bulks, m, perMB, measure)],
+      ] as const) {
+        figures[measure][key] = {
+          median: median(values),
+          min: Math.min(...values),
+          max: Math.max(...values),
+        };
+      }
     }
-    figures[measure] = f;
   }
   // The keys come from the benchmark's own processes when the cpuacct group exists: on a machine
   // shared with other work the system-wide delta is mostly that other work (see docs/benchmarks.md).
   const own = conns.every((c) => c.cpu.ownUs !== null);
-  const headline = own ? figures.ownUs! : figures.systemUs!;
+  const headline = own ? figures.ownUs : figures.systemUs;
   for (const m of middleboxes) {
-    result[`${m}UsPerConn`] = headline[`${m}UsPerConn`];
-    result[`${m}UsPerMB`] = headline[`${m}UsPerMB`];
+    result[`${m}UsPerConn`] = round(headline[`${m}UsPerConn`]!.median, 1);
+    result[`${m}UsPerMB`] = round(headline[`${m}UsPerMB`]!.median, 1);
     result[`${m}P99Ms`] = round(p99(m), 3);
   }
-  const ratios = (f: Record<string, number | null>) => {
-    const ratio = (a: number | null | undefined, b: number | null | undefined) =>
-      typeof a === 'number' && typeof b === 'number' && a > 0 && b > 0 ? round(a / b, 2) : null;
-    const best = (['kernel', 'userspace'] as const).reduce<'kernel' | 'userspace' | null>(
-      (acc, m) => {
-        const v = f[`${m}UsPerConn`];
-        if (typeof v !== 'number' || v <= 0) return acc;
-        return acc === null || v < (f[`${acc}UsPerConn`] ?? Infinity) ? m : acc;
-      },
-      null,
-    );
+  /**
+   * HAProxy's cost ÷ ours, for our cheapest path by median. Where that path's rounds do not all
+   * cost more than the direct path (its cost is within the noise), its worst round stands in for
+   * it: the ratio is then a lower bound, and says so.
+   */
+  const ratios = (f: Figures) => {
+    const ratio = (unit: 'Conn' | 'MB', ours: 'kernel' | 'userspace') => {
+      const theirs = f[`haproxyUsPer${unit}`];
+      const mine = f[`${ours}UsPer${unit}`];
+      if (!theirs || !mine || !(theirs.median > 0)) return { value: null, lowerBound: false };
+      const lowerBound = !(mine.min > 0);
+      const denominator = lowerBound ? mine.max : mine.median;
+      return denominator > 0
+        ? { value: round(theirs.median / denominator, 2), lowerBound }
+        : { value: null, lowerBound };
+    };
+    const cheapest = (unit: 'Conn' | 'MB') =>
+      (['kernel', 'userspace'] as const)
+        .filter((m) => f[`${m}UsPer${unit}`])
+        .sort((a, b) => f[`${a}UsPer${unit}`]!.median - f[`${b}UsPer${unit}`]!.median)[0] ?? null;
+    const conn = cheapest('Conn');
+    const byte = cheapest('MB');
+    const connRatio = conn ? ratio('Conn', conn) : { value: null, lowerBound: false };
+    const byteRatio = byte ? ratio('MB', byte) : { value: null, lowerBound: false };
     return {
-      bestPath: best,
-      connCostRatio: best ? ratio(f.haproxyUsPerConn, f[`${best}UsPerConn`]) : null,
-      byteCostRatio: best ? ratio(f.haproxyUsPerMB, f[`${best}UsPerMB`]) : null,
-      userspaceConnCostRatio: ratio(f.haproxyUsPerConn, f.userspaceUsPerConn),
-      userspaceByteCostRatio: ratio(f.haproxyUsPerMB, f.userspaceUsPerMB),
-      kernelConnCostRatio: ratio(f.haproxyUsPerConn, f.kernelUsPerConn),
-      kernelByteCostRatio: ratio(f.haproxyUsPerMB, f.kernelUsPerMB),
+      bestPath: conn,
+      bestPathPerMB: byte,
+      connCostRatio: connRatio.value,
+      connCostRatioIsLowerBound: connRatio.lowerBound,
+      byteCostRatio: byteRatio.value,
+      byteCostRatioIsLowerBound: byteRatio.lowerBound,
+      userspaceConnCostRatio: ratio('Conn', 'userspace').value,
+      userspaceByteCostRatio: ratio('MB', 'userspace').value,
+      kernelConnCostRatio: ratio('Conn', 'kernel').value,
+      kernelByteCostRatio: ratio('MB', 'kernel').value,
     };
   };
+  const ranges = (f: Figures) =>
+    Object.fromEntries(
+      Object.entries(f).map(([k, v]) => [k, { min: round(v.min, 1), max: round(v.max, 1) }]),
+    );
+  const medians = (f: Figures) =>
+    Object.fromEntries(Object.entries(f).map(([k, v]) => [k, round(v.median, 1)]));
   const headlineRatios = ratios(headline);
   Object.assign(result, headlineRatios);
+  result.costRangesOverRounds = ranges(headline);
   const best = headlineRatios.bestPath;
   result.p99Ratio =
     best && middleboxes.includes('haproxy') ? round(p99('haproxy') / p99(best), 2) : null;
@@ -492,8 +550,8 @@ function summarize(
     : 'system-wide busy CPU from /proc/stat per run, minus the direct path’s in the same round; median over rounds';
   result.systemWide = {
     note: 'the issue’s method: system-wide busy CPU from /proc/stat minus the direct path’s. Other work on the machine is in it (see othersCpuCores)',
-    ...figures.systemUs,
-    ...ratios(figures.systemUs!),
+    ...medians(figures.systemUs),
+    ...ratios(figures.systemUs),
     othersCpuCoresMedian: round(median(others), 2),
     othersCpuCoresMax: round(Math.max(...others), 2),
   };
@@ -505,11 +563,7 @@ function summarize(
         usPerMB: round(processCost(m, 'bulk'), 1),
         idleCpuPct: round(100 * idleRate(m), 2),
         kernelSidePctInConnRuns: round(
-          median(
-            conns
-              .filter((c) => c.path === m)
-              .map((c) => (100 * (c.cpu.kernelSide[m] ?? NaN)) / (c.cpu.groups[m] ?? NaN)),
-          ),
+          median(conns.filter((c) => c.path === m).map((c) => 100 * (c.cpu.kernelSide[m] ?? NaN))),
           0,
         ),
       },
@@ -518,6 +572,9 @@ function summarize(
   result.settings = {
     ...settings,
     requestBytes: 100,
+    sequence:
+      'a direct run before and after every other run (D X D Y D Z D …, X/Y/Z rotating per round); a path’s cost in a round is its run minus the mean of the two direct runs around it',
+    clientAndService: 'bench/drivers/loadgen.c and echo.c (C, epoll), built with cc -O2',
     topology:
       'network namespaces: client, 3 servers, 3 IPFE hosts (agent user space, agent kernel, HAProxy) on one bridge',
     kernelPathProgrammed: kernelOn,
@@ -526,6 +583,7 @@ function summarize(
   };
   result.runs = {
     conns: conns.map((c) => ({
+      seq: c.seq,
       path: c.path,
       round: c.round,
       ok: c.ok,
@@ -538,6 +596,7 @@ function summarize(
       wallMs: round(c.cpu.wallUs / 1000),
     })),
     bulk: bulks.map((b) => ({
+      seq: b.seq,
       path: b.path,
       round: b.round,
       MB: round(b.bytes / 1e6),
