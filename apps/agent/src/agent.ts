@@ -338,7 +338,7 @@ export class Agent {
     const kept = [...this.#owned.keys()];
     if (kept.length === 0) return;
     this.#addresses?.announce(kept);
-    await this.#conntrackSync?.takeOver(kept);
+    await this.#conntrackSync?.takeOver(kept, { mateAlive: true });
   }
 
   #onTick() {
@@ -385,10 +385,18 @@ export class Agent {
       }
       const gained = [...next.keys()].filter((address) => !this.#owned.has(address));
       this.#owned = next;
-      await this.#addresses?.hold([...next.keys()]);
-      // Connections the mate was forwarding for these TSAs go on here.
-      if (gained.length > 0) await this.#conntrackSync?.takeOver(gained);
-      await this.#dataPlane.setListeners(this.#wantedListeners());
+      const mateAlive = this.#ownership.isAlive(this.mate);
+      if (this.#dataPlane.kind === 'kernel') {
+        // Kernel path: the mate's connections and the forwarding rules are in place before the
+        // address is announced, so that nothing arriving after the announcement is refused.
+        if (gained.length > 0) await this.#conntrackSync?.takeOver(gained, { mateAlive });
+        await this.#dataPlane.setListeners(this.#wantedListeners());
+        await this.#addresses?.hold([...next.keys()]);
+      } else {
+        // User space: a listener can only bind an address the host holds.
+        await this.#addresses?.hold([...next.keys()]);
+        await this.#dataPlane.setListeners(this.#wantedListeners());
+      }
     });
     return this.#reconciling;
   }

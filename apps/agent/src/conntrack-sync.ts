@@ -87,17 +87,21 @@ General {
   }
 
   /**
-   * Takes over the mate's connections for the gained TSAs: asks the mate for a full resync, drops
-   * this kernel's own (stale) entries of those TSAs, and commits the external cache.
+   * Takes over the mate's connections for the gained TSAs: asks a live mate for a full resync,
+   * drops this kernel's own (stale) entries of those TSAs, and commits the external cache.
    */
-  async takeOver(tsas: string[]): Promise<void> {
+  async takeOver(tsas: string[], options: { mateAlive: boolean }): Promise<void> {
     if (!this.#child) return;
     const ctl = (flag: string) =>
       run('conntrackd', ['-C', this.config, flag]).catch((err: Error) =>
         this.log.warn({ flag, err: err.message }, 'conntrackd command failed'),
       );
-    await ctl('-n');
-    await new Promise((r) => setTimeout(r, 300));
+    if (options.mateAlive) {
+      // A hand-back: the mate is there to send what it carried meanwhile. After a failure there
+      // is nobody to ask, and every millisecond counts.
+      await ctl('-n');
+      await new Promise((r) => setTimeout(r, 300));
+    }
     for (const tsa of tsas) {
       await run('conntrack', ['-D', '-p', 'tcp', '--orig-dst', tsa]).catch(() => undefined);
     }
