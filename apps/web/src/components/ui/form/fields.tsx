@@ -1,6 +1,7 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 import type { UseFormRegisterReturn } from 'react-hook-form';
 import { describedBy, FieldRow, type FieldMessages } from './field-row';
+import { MESSAGES } from '@ipfe/schema';
 
 interface BaseFieldProps extends FieldMessages {
   label: ReactNode;
@@ -187,5 +188,35 @@ export function ReadOnlyField({
         aria-describedby={describedBy(id, { help, warning })}
       />
     </FieldRow>
+  );
+}
+
+/**
+ * The name that keys an entity: typed on Insert, read-only on Edit ("This field cannot be
+ * changed"), as the source GUI has it.
+ */
+export function NameField({
+  existing,
+  registration,
+  error,
+  help,
+}: {
+  /** The saved name on Edit; null on Insert. */
+  existing: string | null;
+  registration: UseFormRegisterReturn;
+  error?: string;
+  help: ReactNode;
+}) {
+  return existing !== null ? (
+    <ReadOnlyField label="Name" value={existing} help={MESSAGES.readOnly} />
+  ) : (
+    <InputField
+      label="Name"
+      required
+      autoComplete="off"
+      registration={registration}
+      error={error}
+      help={help}
+    />
   );
 }

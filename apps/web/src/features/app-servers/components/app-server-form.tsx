@@ -12,6 +12,7 @@ import {
   FormActions,
   formSchema,
   InputField,
+  NameField,
   ReadOnlyField,
   SaveFeedback,
   useSave,
@@ -94,18 +95,12 @@ export function AppServerForm({
       <SaveFeedback outcome={outcome} onReload={onReload} />
       <Section title="Application Server">
         <div className="form-grid">
-          {server ? (
-            <ReadOnlyField label="Name" value={server.name} help={MESSAGES.readOnly} />
-          ) : (
-            <InputField
-              label="Name"
-              required
-              autoComplete="off"
-              registration={form.register('name')}
-              error={errors.name?.message}
-              help={`Unique, hostname-like: ${APP_SERVER_NAME_LENGTH.min}–${APP_SERVER_NAME_LENGTH.max} letters, digits, '-' and '.'`}
-            />
-          )}
+          <NameField
+            existing={server?.name ?? null}
+            registration={form.register('name')}
+            error={errors.name?.message}
+            help={`Unique, hostname-like: ${APP_SERVER_NAME_LENGTH.min}–${APP_SERVER_NAME_LENGTH.max} letters, digits, '-' and '.'`}
+          />
           <InputField
             label="Address"
             required

@@ -1,5 +1,4 @@
 import {
-  MESSAGES,
   NAME_LENGTH,
   PEER_NODE_GROUP_MEMBERS,
   peerNodeGroupSchema,
@@ -13,8 +12,7 @@ import {
   Form,
   FormActions,
   formSchema,
-  InputField,
-  ReadOnlyField,
+  NameField,
   SaveFeedback,
   useSave,
   useSchemaForm,
@@ -100,18 +98,12 @@ export function PeerNodeGroupForm({
       <SaveFeedback outcome={outcome} onReload={onReload} />
       <Section title="Peer Node Group">
         <div className="form-grid">
-          {group ? (
-            <ReadOnlyField label="Name" value={group.name} help={MESSAGES.readOnly} />
-          ) : (
-            <InputField
-              label="Name"
-              required
-              autoComplete="off"
-              registration={form.register('name')}
-              error={errors.name?.message}
-              help={`Unique name: ${NAME_LENGTH.min}–${NAME_LENGTH.max} letters, digits, '-' or '_'`}
-            />
-          )}
+          <NameField
+            existing={group?.name ?? null}
+            registration={form.register('name')}
+            error={errors.name?.message}
+            help={`Unique name: ${NAME_LENGTH.min}–${NAME_LENGTH.max} letters, digits, '-' or '_'`}
+          />
           <FieldRow id={id} label="Members" required error={membersError} help={help}>
             <textarea
               id={id}

@@ -1,17 +1,11 @@
-import {
-  MESSAGES,
-  NAME_LENGTH,
-  XSI_NETWORKS_MAX,
-  xsiNetworkSchema,
-  type XsiNetwork,
-} from '@ipfe/schema';
+import { NAME_LENGTH, XSI_NETWORKS_MAX, xsiNetworkSchema, type XsiNetwork } from '@ipfe/schema';
 import { useFormState } from 'react-hook-form';
 import {
   Form,
   FormActions,
   formSchema,
   InputField,
-  ReadOnlyField,
+  NameField,
   SaveFeedback,
   useSave,
 } from '@/components/ui/form';
@@ -73,18 +67,12 @@ export function XsiNetworkForm({
       <SaveFeedback outcome={outcome} onReload={onReload} />
       <Section title="XSI Network">
         <div className="form-grid">
-          {network ? (
-            <ReadOnlyField label="Name" value={network.name} help={MESSAGES.readOnly} />
-          ) : (
-            <InputField
-              label="Name"
-              required
-              autoComplete="off"
-              registration={form.register('name')}
-              error={errors.name?.message}
-              help={`Unique name: ${NAME_LENGTH.min}–${NAME_LENGTH.max} letters, digits, '-' or '_'`}
-            />
-          )}
+          <NameField
+            existing={network?.name ?? null}
+            registration={form.register('name')}
+            error={errors.name?.message}
+            help={`Unique name: ${NAME_LENGTH.min}–${NAME_LENGTH.max} letters, digits, '-' or '_'`}
+          />
           <InputField
             label="Network (CIDR)"
             required
