@@ -2,14 +2,15 @@ import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
+import type { ExitGuard } from './exit-guard.ts';
 
 const run = promisify(execFile);
 
 /**
  * Holds the TSAs an agent serves on its XSI interface (opt-in, `--manage-addresses DEV`, needs
- * CAP_NET_ADMIN): adds each as a host address and announces it with a gratuitous ARP, so that
- * clients and routers move to this node at once on a takeover; removes it when the mate takes it
- * back. Addresses it did not add are never touched.
+ * CAP_NET_ADMIN): adds each as a host address and announces it (a gratuitous ARP; for IPv6 an
+ * unsolicited neighbour advertisement), so that clients and routers move to this node at once on a
+ * takeover; removes it when the mate takes it back. Addresses it did not add are never touched.
  */
 export class AddressHolder {
   #held = new Set<string>();
@@ -18,6 +19,7 @@ export class AddressHolder {
   constructor(
     private readonly device: string,
     private readonly log: Logger,
+    private readonly guard: ExitGuard | null = null,
   ) {}
 
   failures(): { address: string; error: string }[] {
@@ -33,10 +35,14 @@ export class AddressHolder {
   /** Announces held addresses again (after a split brain: the mate may have announced them too). */
   announce(addresses: string[]): void {
     for (const address of addresses) {
-      if (!this.#held.has(address) || net.isIPv6(address)) continue;
-      run('arping', ['-U', '-c', '2', '-w', '2', '-I', this.device, address]).catch(
-        () => undefined,
-      );
+      if (!this.#held.has(address)) continue;
+      if (net.isIPv6(address)) {
+        // The kernel advertises an IPv6 address when it is added: added again, it is announced.
+        const [file, ...args] = this.#command('del', address);
+        run(file!, args)
+          .then(() => this.#add(address))
+          .catch(() => undefined);
+      } else this.#arping(address);
     }
   }
 
@@ -47,25 +53,16 @@ export class AddressHolder {
   async #add(address: string) {
     const v6 = net.isIPv6(address);
     try {
-      await run('ip', [
-        ...(v6 ? ['-6'] : []),
-        'addr',
-        'replace',
-        `${address}/${v6 ? 128 : 32}`,
-        'dev',
-        this.device,
-        ...(v6 ? ['nodad'] : []),
-      ]);
+      // IPv6: with ndisc_notify the kernel sends an unsolicited neighbour advertisement (override
+      // set) as soon as the address is up; nodad makes that at once.
+      if (v6) await run('sysctl', ['-qw', `net.ipv6.conf.${this.device}.ndisc_notify=1`]);
+      const [file, ...args] = this.#command('replace', address);
+      await run(file!, args);
       this.#held.add(address);
       this.#failed.delete(address);
+      this.guard?.set(`1 address ${address}`, this.#command('del', address));
       this.log.info({ tsa: address, device: this.device }, 'TSA address added');
-      if (!v6) {
-        // Unsolicited ARP: neighbours that knew the address at the mate's MAC update at once.
-        run('arping', ['-U', '-c', '2', '-w', '2', '-I', this.device, address]).catch(
-          (err: Error) =>
-            this.log.warn({ tsa: address, err: err.message }, 'gratuitous ARP failed'),
-        );
-      }
+      if (!v6) this.#arping(address);
     } catch (err) {
       const message = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
       this.#failed.set(address, message);
@@ -74,16 +71,31 @@ export class AddressHolder {
   }
 
   async #release(address: string) {
+    const [file, ...args] = this.#command('del', address);
+    await run(file!, args).catch(() => undefined);
+    this.#held.delete(address);
+    this.guard?.set(`1 address ${address}`, null);
+    this.log.info({ tsa: address, device: this.device }, 'TSA address removed');
+  }
+
+  /** Unsolicited ARP: neighbours that knew the address at the mate's MAC update at once. */
+  #arping(address: string) {
+    run('arping', ['-U', '-c', '2', '-w', '2', '-I', this.device, address]).catch((err: Error) =>
+      this.log.warn({ tsa: address, err: err.message }, 'gratuitous ARP failed'),
+    );
+  }
+
+  #command(verb: 'replace' | 'del', address: string): string[] {
     const v6 = net.isIPv6(address);
-    await run('ip', [
+    return [
+      'ip',
       ...(v6 ? ['-6'] : []),
       'addr',
-      'del',
+      verb,
       `${address}/${v6 ? 128 : 32}`,
       'dev',
       this.device,
-    ]).catch(() => undefined);
-    this.#held.delete(address);
-    this.log.info({ tsa: address, device: this.device }, 'TSA address removed');
+      ...(v6 && verb === 'replace' ? ['nodad'] : []),
+    ];
   }
 }

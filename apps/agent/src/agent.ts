@@ -23,6 +23,7 @@ import { ConfigStore } from './config-store.ts';
 import { checkDocument } from './document-check.ts';
 import { UserspaceDataPlane, type DataPlane, type Listener } from './data-plane.ts';
 import { KernelDataPlane } from './kernel-data-plane.ts';
+import { ExitGuard } from './exit-guard.ts';
 import { ConntrackSync } from './conntrack-sync.ts';
 import { createMetrics, newCounts, type AgentCounts } from './metrics.ts';
 import { MateLink, type Beacon } from './mate-link.ts';
@@ -87,6 +88,7 @@ export class Agent {
   #balance = new BalanceWatch();
   #addresses: AddressHolder | null = null;
   #conntrackSync: ConntrackSync | null = null;
+  #guard: ExitGuard | null = null;
   #owned = new Map<string, TsaRoles>();
   #mateHeardAt: number;
   #mateBoot: string | null = null;
@@ -116,9 +118,13 @@ export class Agent {
       counts: this.counts,
       activeAlarms: () => this.alarms.active(),
     });
+    // Kernel state outlives the process: a guard undoes it should the agent be killed outright.
+    if (options.addressDevice || options.dataplane === 'kernel')
+      this.#guard = new ExitGuard(this.log);
     this.#dataPlane =
       options.dataplane === 'kernel'
         ? new KernelDataPlane({
+            guard: this.#guard,
             slot: this.slot,
             log: this.log,
             status: () => this.#engine?.status(monotonic()) ?? null,
@@ -162,9 +168,15 @@ export class Agent {
       (beacon) => this.#onBeacon(beacon),
       this.log,
     );
-    if (options.addressDevice) this.#addresses = new AddressHolder(options.addressDevice, this.log);
+    if (options.addressDevice)
+      this.#addresses = new AddressHolder(options.addressDevice, this.log, this.#guard);
     if (options.syncConntrack && options.addressDevice && options.dataplane === 'kernel') {
-      this.#conntrackSync = new ConntrackSync(options.addressDevice, options.stateDir, this.log);
+      this.#conntrackSync = new ConntrackSync(
+        options.addressDevice,
+        options.stateDir,
+        this.log,
+        this.#guard,
+      );
     }
     this.#relay = new InitiatorRelay({
       engine: () => this.#engine,
@@ -266,7 +278,7 @@ export class Agent {
       this.#mateAddress = mateAddress;
       this.#mateHeardAt = now;
     }
-    this.#conntrackSync?.configure(own, mateAddress);
+    void this.#conntrackSync?.configure(own, mateAddress);
     this.#mateLink.configure({
       ownAddress: own,
       mateAddress,
@@ -581,7 +593,8 @@ export class Agent {
     this.#relay.close();
     await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
     await this.#addresses?.releaseAll();
-    this.#conntrackSync?.stop();
+    await this.#conntrackSync?.stop();
+    this.#guard?.dismiss();
     this.#monitor.close();
   }
 }

@@ -1,8 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
+import type { ExitGuard } from './exit-guard.ts';
 
 const run = promisify(execFile);
 const SYNC_PORT = 3780;
@@ -16,22 +18,35 @@ const SYNC_PORT = 3780;
 export class ConntrackSync {
   #child: ChildProcess | null = null;
   #key: string | null = null;
+  #pending: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly device: string,
     private readonly stateDir: string,
     private readonly log: Logger,
+    private readonly guard: ExitGuard | null = null,
   ) {}
+
+  get #lockFile(): string {
+    return join(this.stateDir, 'conntrackd.lock');
+  }
 
   get config(): string {
     return join(this.stateDir, 'conntrackd.conf');
   }
 
-  /** (Re)starts conntrackd for these addresses; a no-op when nothing changed. */
-  configure(own: string, mate: string | null): void {
+  /** (Re)starts conntrackd for these addresses; a no-op when nothing changed. In order, in the background. */
+  configure(own: string, mate: string | null): Promise<void> {
+    this.#pending = this.#pending
+      .then(() => this.#configure(own, mate))
+      .catch((err: Error) => this.log.error({ err: err.message }, 'cannot start conntrackd'));
+    return this.#pending;
+  }
+
+  async #configure(own: string, mate: string | null): Promise<void> {
     const key = `${own}|${mate}`;
     if (key === this.#key) return;
-    this.stop();
+    await this.stop();
     this.#key = key;
     if (!mate) return;
     writeFileSync(
@@ -55,7 +70,7 @@ General {
   HashLimit 131072
   LogFile ${join(this.stateDir, 'conntrackd.log')}
   Syslog off
-  LockFile ${join(this.stateDir, 'conntrackd.lock')}
+  LockFile ${this.#lockFile}
   UNIX {
     Path ${join(this.stateDir, 'conntrackd.ctl')}
   }
@@ -78,7 +93,12 @@ General {
     void run('sysctl', ['-qw', 'net.netfilter.nf_conntrack_tcp_be_liberal=1']).catch((err: Error) =>
       this.log.warn({ err: err.message }, 'cannot set nf_conntrack_tcp_be_liberal'),
     );
+    // A conntrackd killed with its agent (a process-group SIGKILL) leaves its lock file behind, and
+    // a new one would refuse to start: this node would stop telling its mate of its connections.
+    await run('conntrackd', ['-C', this.config, '-k']).catch(() => undefined);
+    rmSync(this.#lockFile, { force: true });
     const child = spawn('conntrackd', ['-C', this.config], { stdio: 'ignore' });
+    this.guard?.set('3 conntrackd', ['conntrackd', '-C', this.config, '-k']);
     child.on('exit', (code) => {
       if (this.#child === child) this.log.warn({ code }, 'conntrackd stopped');
     });
@@ -91,6 +111,7 @@ General {
    * drops this kernel's own (stale) entries of those TSAs, and commits the external cache.
    */
   async takeOver(tsas: string[], options: { mateAlive: boolean }): Promise<void> {
+    await this.#pending;
     if (!this.#child) return;
     const ctl = (flag: string) =>
       run('conntrackd', ['-C', this.config, flag]).catch((err: Error) =>
@@ -109,9 +130,17 @@ General {
     this.log.info({ tsas }, 'committed the mate’s connections to the kernel');
   }
 
-  stop(): void {
-    this.#child?.kill('SIGTERM');
+  /** Stops conntrackd and waits for it (at most 2 s, then SIGKILL), so that a new one can start. */
+  async stop(): Promise<void> {
+    const child = this.#child;
     this.#child = null;
     this.#key = null;
+    this.guard?.set('3 conntrackd', null);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(timer);
   }
 }

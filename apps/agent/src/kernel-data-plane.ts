@@ -5,6 +5,7 @@ import { buildMaglev, type EngineStatus } from '@ipfe/engine';
 import type { ConfigDocument } from '@ipfe/schema';
 import type { Logger } from 'pino';
 import type { DataPlane, Listener } from './data-plane.ts';
+import type { ExitGuard } from './exit-guard.ts';
 
 const run = promisify(execFile);
 
@@ -20,6 +21,8 @@ export interface KernelDeps {
   status(): EngineStatus | null;
   document(): ConfigDocument | null;
   now(): number;
+  /** Removes the table should the agent die without a clean stop. */
+  guard?: ExitGuard | null;
 }
 
 function isPrime(n: number): boolean {
@@ -107,6 +110,8 @@ export class KernelDataPlane implements DataPlane {
     if (script === this.#applied) return;
     try {
       await nftApply(script);
+      if (this.#applied === null)
+        this.deps.guard?.set('2 nftables', ['nft', 'delete', 'table', 'inet', this.#table]);
       this.#applied = script;
       this.#error = null;
     } catch (err) {
@@ -256,6 +261,8 @@ export class KernelDataPlane implements DataPlane {
     await nftApply(`delete table inet ${this.#table}\n`).catch((err: Error) =>
       this.deps.log.warn({ err: err.message }, 'cannot remove the nftables table'),
     );
+    this.#applied = null;
+    this.deps.guard?.set('2 nftables', null);
   }
 }
 

@@ -35,9 +35,10 @@ const TOKEN = 'kernel-failover-token-0123456789abcdefghij';
 const dir = mkdtempSync(join(tmpdir(), 'ipfe-kfail-'));
 const topology = new Topology(`ipf${process.pid % 10000}`, hosts);
 let client: { ask(line: string): Promise<Record<string, number>> };
+const agents: Partial<Record<'a1' | 'a2', ChildProcess>> = {};
 
 function startAgent(slot: 'a1' | 'a2'): ChildProcess {
-  return topology.run(
+  return (agents[slot] = topology.run(
     slot,
     [
       process.execPath,
@@ -55,7 +56,23 @@ function startAgent(slot: 'a1' | 'a2'): ChildProcess {
       '--sync-conntrack',
     ],
     { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-  );
+  ));
+}
+
+const holdsTsa = (slot: 'a1' | 'a2') =>
+  topology.exec(slot, ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA);
+
+async function untilMateKnows(slot: 'a1' | 'a2', connections: number) {
+  await until(`${slot.toUpperCase()} knows the connections`, async () => {
+    const cache = topology.exec(slot, [
+      'conntrackd',
+      '-C',
+      join(dir, slot, 'conntrackd.conf'),
+      '-s',
+      'cache',
+    ]).stdout;
+    return Number(/cache:external\s+active objects:\s+(\d+)/.exec(cache)?.[1] ?? 0) >= connections;
+  });
 }
 
 describe.skipIf(!available)('kernel failover with shared conntrack state', () => {
@@ -113,16 +130,7 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
     const held = await client.ask(`hold ${TSA} 20`);
     expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
     // The mate has the connections in its external cache before the cut.
-    await until('A2 knows the connections', async () => {
-      const cache = topology.exec('a2', [
-        'conntrackd',
-        '-C',
-        join(dir, 'a2', 'conntrackd.conf'),
-        '-s',
-        'cache',
-      ]).stdout;
-      return Number(/cache:external\s+active objects:\s+(\d+)/.exec(cache)?.[1] ?? 0) >= 20;
-    });
+    await untilMateKnows('a2', 20);
     topology.exec('a1', ['ip', 'link', 'set', 'eth0', 'down']);
     await until(
       'A2 answers on the TSA',
@@ -140,12 +148,48 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
     expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
     // A1 must hear of the connections A2 carried meanwhile: they are in A1's external cache.
     topology.exec('a1', ['ip', 'link', 'set', 'eth0', 'up']);
+    await until('A2 lets the TSA go', () => !holdsTsa('a2'), 30_000);
+    expect(holdsTsa('a1')).toBe(true);
     await until(
-      'A2 lets the TSA go',
-      () => !topology.exec('a2', ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA),
+      'new connections through A1',
+      async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
+    );
+    await until(
+      'the open connections answer through A1',
+      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
+      10_000,
+    );
+  });
+
+  it("moves the TSA to A2 when A1's agent is killed outright, and the open connections go on", async () => {
+    const held = await client.ask('alive');
+    expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
+    await untilMateKnows('a2', 20);
+    topology.kill(agents.a1!, 'SIGKILL');
+    // Its exit guard undoes what the agent held: the address, the table, conntrackd.
+    await until("A1's address, table and conntrackd gone", () => {
+      const table = topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).status;
+      const conntrackd = topology.exec('a1', ['pgrep', '-f', join(dir, 'a1')]).stdout.trim();
+      return !holdsTsa('a1') && table !== 0 && conntrackd === '';
+    });
+    await until('A2 holds and answers on the TSA', async () => {
+      return holdsTsa('a2') && (await client.ask(`tally ${TSA} 1`)).none === undefined;
+    });
+    await until(
+      'the open connections answer through A2',
+      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
+      10_000,
+    );
+  });
+
+  it('takes the TSA back when A1 is restarted, and the connections go on through A1', async () => {
+    const held = await client.ask('alive');
+    startAgent('a1');
+    await until(
+      'A1 holds the TSA again and A2 lets it go',
+      () => holdsTsa('a1') && !holdsTsa('a2'),
       30_000,
     );
-    expect(topology.exec('a1', ['ip', 'addr', 'show', 'eth0']).stdout).toContain(TSA);
     await until(
       'new connections through A1',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
