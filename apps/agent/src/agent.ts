@@ -496,6 +496,7 @@ export class Agent {
   #counters(): EngineCounters | null {
     const counters = this.#engine?.counters() ?? null;
     const kernel = this.#dataPlane.serverCounts?.();
+    const refusals = this.#dataPlane.refusals?.();
     const document = this.#document;
     if (!counters || !kernel || !document) return counters;
     return {
@@ -503,8 +504,10 @@ export class Agent {
       targetSets: counters.targetSets.map((ts) => {
         const config = document.config.targetSets.find((t) => t.number === ts.number);
         const tsas = [config?.primary.address, config?.secondary?.address].filter(Boolean);
+        const refusedByKernel = refusals?.get(ts.number) ?? 0;
         return {
           ...ts,
+          refused: { ...ts.refused, 'no-server': ts.refused['no-server'] + refusedByKernel },
           servers: ts.servers.map((s) => {
             const row = config?.servers.find((r) => r.address === s.address);
             const addresses = [row?.address, row?.secondaryAddress].filter(Boolean);

@@ -19,6 +19,8 @@ export interface DataPlane {
   refresh?(): Promise<void>;
   /** Per "TSA|server" counts where the data path, not the engine, sees connections (kernel path). */
   serverCounts?(): Map<string, { active: number; opened: number }>;
+  /** New connections the kernel refused per Target Set, where the engine does not see them. */
+  refusals?(): Map<number, number>;
   connectionCount(): number;
   bindFailures(): { tsa: string; port: number; targetSet: number; error: string }[];
   listening(): Listener[];

@@ -25,6 +25,10 @@ export interface KernelDeps {
   guard?: ExitGuard | null;
 }
 
+interface NftJson {
+  nftables: { counter?: { name: string; packets: number } }[];
+}
+
 function isPrime(n: number): boolean {
   if (n < 2) return false;
   for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;
@@ -85,6 +89,7 @@ export class KernelDataPlane implements DataPlane {
   #flows = new Map<string, Set<string>>();
   #opened = new Map<string, number>();
   #lastCount = 0;
+  #refused = new Map<number, number>();
 
   constructor(private readonly deps: KernelDeps) {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
@@ -105,6 +110,7 @@ export class KernelDataPlane implements DataPlane {
     if (now - this.#lastCount >= 1000) {
       this.#lastCount = now;
       await this.#countFlows();
+      await this.#countRefusals();
     }
     const script = this.#script(status);
     if (script === this.#applied) return;
@@ -146,6 +152,34 @@ export class KernelDataPlane implements DataPlane {
     }
     this.#flows = next;
     this.#connections = total;
+  }
+
+  /** New connections refused per Target Set (no server takes new ones), from nftables counters. */
+  async #countRefusals() {
+    const { stdout } = await run('nft', [
+      '-j',
+      'list',
+      'counters',
+      'table',
+      'inet',
+      this.#table,
+    ]).catch(() => ({ stdout: '' }));
+    if (!stdout) return;
+    const next = new Map<number, number>();
+    try {
+      for (const item of (JSON.parse(stdout) as NftJson).nftables) {
+        const match = /^refused_(\d+)$/.exec(item.counter?.name ?? '');
+        if (match) next.set(Number(match[1]), item.counter!.packets);
+      }
+      this.#refused = next;
+    } catch {
+      // nft answered something else: keep the last figures.
+    }
+  }
+
+  /** New connections refused since the agent started, per Target Set. */
+  refusals(): Map<number, number> {
+    return this.#refused;
   }
 
   /** Per "TSA|server": open connections now, and connections seen since the agent started. */
@@ -193,8 +227,11 @@ export class KernelDataPlane implements DataPlane {
       });
       const eligible = members.filter((m) => m.weight > 0);
       if (eligible.length === 0) {
+        // A named counter outlives the chain flush of every reprogramming: refusals accumulate.
+        const counter = `refused_${l.targetSet}`;
         lines.push(
-          `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter ${reject}`,
+          `add counter ${t} ${counter}`,
+          `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter name "${counter}" ${reject}`,
         );
         continue;
       }

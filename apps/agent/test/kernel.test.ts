@@ -161,4 +161,21 @@ describe.skipIf(!available)('the kernel data path', () => {
     expect(tally.s1).toBeUndefined();
     expect(tally.none).toBeUndefined();
   });
+
+  it('refuses new connections when no server takes them, and counts the refusals in /metrics', async () => {
+    const metrics = `http://${hosts.a1}:8701 ${TOKEN}`;
+    const before = (await client.ask(`refused ${metrics}`)).noServer;
+    expect(before).toBe(0);
+    topology.kill(reporters.s2!);
+    topology.kill(reporters.s3!);
+    await until('no server takes new connections', async () => {
+      const table = topology.exec('a1', ['nft', 'list', 'chain', 'inet', 'ipfe_a1', 'to_servers']);
+      return table.stdout.includes('reject with tcp reset');
+    });
+    const tally = await client.ask(`tally ${TSA} 5`);
+    expect(tally).toEqual({ none: 5 });
+    await until('five refusals counted', async () => {
+      return (await client.ask(`refused ${metrics}`)).noServer === 5;
+    });
+  });
 });
