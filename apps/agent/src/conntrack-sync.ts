@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
@@ -49,6 +50,7 @@ export class ConntrackSync {
     await this.stop();
     this.#key = key;
     if (!mate) return;
+    const v = net.isIPv6(own) ? 6 : 4; // the family of the mates' own addresses, for the channel
     writeFileSync(
       this.config,
       `Sync {
@@ -56,8 +58,8 @@ export class ConntrackSync {
     DisableExternalCache Off
   }
   UDP {
-    IPv4_address ${own}
-    IPv4_Destination_Address ${mate}
+    IPv${v}_address ${own}
+    IPv${v}_Destination_Address ${mate}
     Port ${SYNC_PORT}
     Interface ${this.device}
     SndSocketBuffer 1249280
@@ -82,7 +84,8 @@ General {
     }
     Address Ignore {
       IPv4_address 127.0.0.1
-      IPv4_address ${own}
+      IPv6_address ::1
+      IPv${v}_address ${own}
     }
   }
 }

@@ -195,10 +195,12 @@ export class KernelDataPlane implements DataPlane {
     const lines = [
       `add table ${t}`,
       `add chain ${t} to_servers { type nat hook prerouting priority dstnat; policy accept; }`,
-      `add chain ${t} timeouts { type filter hook prerouting priority raw; policy accept; }`,
+      // A timeout policy attaches to a connection conntrack has just created and not yet
+      // confirmed: after conntrack (-200), before DNAT rewrites the TSA (-100).
+      `add chain ${t} delete_age { type filter hook prerouting priority mangle; policy accept; }`,
       `add chain ${t} from_servers { type nat hook postrouting priority srcnat; policy accept; }`,
       `flush chain ${t} to_servers`,
-      `flush chain ${t} timeouts`,
+      `flush chain ${t} delete_age`,
       `flush chain ${t} from_servers`,
     ];
     const document = this.deps.document();
@@ -214,7 +216,13 @@ export class KernelDataPlane implements DataPlane {
       const timeout = `age_${ts.deleteAgeSeconds}_${v6 ? 6 : 4}`;
       lines.push(
         `add ct timeout ${t} ${timeout} { protocol tcp; l3proto ${ipx}; policy = { established: ${ts.deleteAgeSeconds} }; }`,
-        `add rule ${t} timeouts ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct timeout set "${timeout}"`,
+        `add rule ${t} delete_age ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct timeout set "${timeout}"`,
+      );
+      // A connection idle for Delete Age has lost its conntrack entry; its next packet would be
+      // "new" mid-stream. Answer it with a reset: the connection closes, as §3.5 asks, instead of
+      // being picked up again.
+      lines.push(
+        `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new tcp flags & (fin | syn | rst | ack) != syn reject with tcp reset`,
       );
       const secondary = ts.secondary?.address === l.tsa;
       const members = ts.servers.map((s) => {

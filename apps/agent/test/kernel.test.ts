@@ -36,7 +36,7 @@ const reporters: Record<string, ChildProcess> = {};
 let agent: ChildProcess;
 let client: { ask(line: string): Promise<Record<string, number> & { status?: unknown }> };
 
-function config(weights: number[]): Configuration {
+function config(weights: number[], targetSet: { deleteAgeSeconds?: number } = {}): Configuration {
   return configurationShape.parse({
     options: { ipfe: { A1: { address: hosts.a1 } }, connectTimeoutS: 2, connectTryIntervalS: 1 },
     xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
@@ -51,6 +51,7 @@ function config(weights: number[]): Configuration {
         family: 'ipv4',
         algorithm: 'hash',
         primary: { address: TSA, activeIpfe: 'A1' },
+        ...targetSet,
         servers: (['s1', 's2', 's3'] as const).map((s, i) => ({
           address: hosts[s],
           weight: weights[i],
@@ -146,6 +147,42 @@ describe.skipIf(!available)('the kernel data path', () => {
     expect(await client.ask('alive')).toEqual(held); // the connections live in conntrack, not in the agent
   });
 
+  it('closes connections idle for Delete Age (ct timeout), and only those', async () => {
+    const old = await client.ask('alive');
+    writeFileSync(
+      join(dir, 'short.json'),
+      JSON.stringify(buildDocument(3, config([3, 1, 1], { deleteAgeSeconds: 10 }))),
+    );
+    // The agent restarted just before: its control API may come up after its data path.
+    await until(
+      'revision 3 pushed',
+      async () =>
+        (await client.ask(`push http://${hosts.a1}:8701 ${TOKEN} ${join(dir, 'short.json')}`))
+          .status === 200,
+    );
+    await until('the 10 s policy programmed', () =>
+      topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout.includes('age_10_4'),
+    );
+    // Opened under the 10 s policy; the older connections keep the 600 s one they were born with.
+    const total = (tally: Record<string, unknown>) =>
+      Object.values(tally).reduce((a: number, b) => a + Number(b), 0);
+    expect(total(await client.ask(`hold ${TSA} 6`))).toBe(total(old) + 6);
+    // conntrack carries the young connections' Delete Age. (The old ones outlived the agent's
+    // table at the restart, and with it their policy: docs/agent.md.)
+    const timeouts = [
+      ...topology
+        .exec('a1', ['conntrack', '-L', '-p', 'tcp', '--orig-dst', TSA, '--state', 'ESTABLISHED'])
+        .stdout.matchAll(/^tcp\s+6\s+(\d+) /gm),
+    ].map((m) => Number(m[1]));
+    expect(timeouts.filter((t) => t <= 10)).toHaveLength(6);
+    await new Promise((r) => setTimeout(r, 12_000)); // idle: nothing may touch them meanwhile
+    expect(await client.ask('alive')).toEqual(old);
+    writeFileSync(join(dir, 'long.json'), JSON.stringify(buildDocument(4, config([3, 1, 1]))));
+    expect(
+      await client.ask(`push http://${hosts.a1}:8701 ${TOKEN} ${join(dir, 'long.json')}`),
+    ).toEqual({ status: 200 });
+  }, 30_000);
+
   it("deletes an offline server's connections and sends new ones elsewhere", async () => {
     const before = await client.ask('alive');
     expect(before.s1).toBeGreaterThan(0);
@@ -170,7 +207,7 @@ describe.skipIf(!available)('the kernel data path', () => {
     topology.kill(reporters.s3!);
     await until('no server takes new connections', async () => {
       const table = topology.exec('a1', ['nft', 'list', 'chain', 'inet', 'ipfe_a1', 'to_servers']);
-      return table.stdout.includes('reject with tcp reset');
+      return table.stdout.includes('counter name "refused_1" reject with tcp reset');
     });
     const tally = await client.ask(`tally ${TSA} 5`);
     expect(tally).toEqual({ none: 5 });
