@@ -4,8 +4,10 @@
 // TSA addresses, its nftables table, its conntrackd), as JSON: [["ip", "addr", "del", …], …].
 // When stdin ends without the agent having dismissed it (the agent died: SIGKILL, a crash, the
 // OOM killer), the guard runs the last list, so that the mate alone holds the TSAs. Plain
-// JavaScript on purpose: it starts in milliseconds and needs nothing but Node.
+// JavaScript on purpose: it starts in milliseconds and needs nothing but Node. Its argument is the
+// state folder's copy of the list, removed once the list has run.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 let commands = [];
@@ -34,6 +36,7 @@ lines.on('close', () => {
         `ipfe-agent-guard: the agent is gone; ${[file, ...args].join(' ')}: ${result.status === 0 ? 'done' : `exit ${result.status ?? result.error?.message}`}`,
       );
     }
+    if (process.argv[2]) rmSync(process.argv[2], { force: true });
   }
   process.exit(0);
 });

@@ -120,7 +120,7 @@ export class Agent {
     });
     // Kernel state outlives the process: a guard undoes it should the agent be killed outright.
     if (options.addressDevice || options.dataplane === 'kernel')
-      this.#guard = new ExitGuard(this.log);
+      this.#guard = new ExitGuard(options.stateDir, this.log);
     this.#dataPlane =
       options.dataplane === 'kernel'
         ? new KernelDataPlane({

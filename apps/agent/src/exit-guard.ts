@@ -1,23 +1,36 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 
 const GUARD = fileURLToPath(new URL('../bin/ipfe-agent-guard.js', import.meta.url));
+/** The only programs an undo list may name: a state folder is no place to smuggle commands in. */
+const UNDO_PROGRAMS = new Set(['ip', 'nft', 'conntrackd']);
 
 /**
  * What the agent holds in the kernel outlives the process: a TSA address on the XSI interface, the
  * nftables table, conntrackd. A clean stop undoes them; an agent killed outright would leave them,
  * and a TSA held by both mates at once is a split brain. The exit guard is a small process in a
  * session of its own that learns how to undo each thing as the agent takes it, and does so the
- * moment the agent's end of its stdin closes without a dismissal.
+ * moment the agent's end of its stdin closes without a dismissal. The same list is kept in the
+ * state folder: when the guard died too (a container stopped, a cgroup killed), the next agent to
+ * start there undoes what is left before it takes anything.
  */
 export class ExitGuard {
   readonly #child: ChildProcess;
+  readonly #file: string;
   /** Undo commands by key; run in key order, so "1 …" (addresses) goes before "2 …" and "3 …". */
   readonly #undo = new Map<string, string[]>();
+  #dismissed = false;
 
-  constructor(private readonly log: Logger) {
-    this.#child = spawn(process.execPath, [GUARD], {
+  constructor(
+    stateDir: string,
+    private readonly log: Logger,
+  ) {
+    this.#file = join(stateDir, 'undo.json');
+    this.#undoLeftovers();
+    this.#child = spawn(process.execPath, [GUARD, this.#file], {
       detached: true,
       stdio: ['pipe', 'ignore', 'inherit'],
     });
@@ -29,19 +42,40 @@ export class ExitGuard {
     this.#child.unref();
   }
 
-  #dismissed = false;
-
   /** Records how to undo `key` (or forgets it, with null) should the agent die now. */
   set(key: string, command: string[] | null): void {
     if (command) this.#undo.set(key, command);
     else this.#undo.delete(key);
-    const ordered = [...this.#undo.keys()].sort().map((k) => this.#undo.get(k)!);
-    this.#child.stdin!.write(`${JSON.stringify(ordered)}\n`);
+    const ordered = JSON.stringify([...this.#undo.keys()].sort().map((k) => this.#undo.get(k)!));
+    writeFileSync(this.#file, ordered);
+    this.#child.stdin!.write(`${ordered}\n`);
   }
 
   /** The agent undid everything itself: the guard leaves without doing anything. */
   dismiss(): void {
     this.#dismissed = true;
+    rmSync(this.#file, { force: true });
     this.#child.stdin!.end('dismiss\n');
+  }
+
+  #undoLeftovers() {
+    let commands: unknown;
+    try {
+      commands = JSON.parse(readFileSync(this.#file, 'utf8'));
+    } catch {
+      return; // nothing left behind (or nothing readable: nothing to run)
+    }
+    if (!Array.isArray(commands)) return;
+    for (const command of commands) {
+      if (!Array.isArray(command) || !command.every((part) => typeof part === 'string')) continue;
+      if (!UNDO_PROGRAMS.has(String(command[0]))) continue;
+      const [file, ...args] = command as string[];
+      const result = spawnSync(file!, args, { stdio: 'ignore', timeout: 5000 });
+      this.log.warn(
+        { command: command.join(' '), status: result.status },
+        'undoing what a previous agent left behind',
+      );
+    }
+    rmSync(this.#file, { force: true });
   }
 }
