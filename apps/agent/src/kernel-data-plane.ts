@@ -90,6 +90,9 @@ export class KernelDataPlane implements DataPlane {
   #opened = new Map<string, number>();
   #lastCount = 0;
   #refused = new Map<number, number>();
+  /** "TSA|server" pairs the applied configuration forwards, and its revision. */
+  #pairs: Set<string> | null = null;
+  #pairsRevision = -1;
 
   constructor(private readonly deps: KernelDeps) {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
@@ -106,6 +109,7 @@ export class KernelDataPlane implements DataPlane {
     if (!force && now - this.#lastRefresh < REFRESH_EVERY_MS) return;
     this.#lastRefresh = now;
     const status = this.deps.status();
+    await this.#deleteConnectionsTheConfigRemoved();
     await this.#deleteConnectionsOfLostServers(status);
     if (now - this.#lastCount >= 1000) {
       this.#lastCount = now;
@@ -266,6 +270,26 @@ export class KernelDataPlane implements DataPlane {
     return lines.join('\n') + '\n';
   }
 
+  /**
+   * A new configuration closes the connections it removes (SPEC §4.1): of a server taken out of a
+   * Target Set, of a Target Set deleted or disabled, of a TSA that changed. Their entries go.
+   */
+  async #deleteConnectionsTheConfigRemoved() {
+    const document = this.deps.document();
+    if (!document || document.revision === this.#pairsRevision) return;
+    const before = this.#pairs;
+    this.#pairs = forwardedPairs(document);
+    this.#pairsRevision = document.revision;
+    for (const pair of before ?? []) {
+      if (this.#pairs.has(pair)) continue;
+      const [tsa, server] = pair.split('|') as [string, string];
+      await run('conntrack', ['-D', '-p', 'tcp', '--orig-dst', tsa, '--reply-src', server]).catch(
+        () => undefined,
+      );
+      this.deps.log.info({ tsa, server }, 'conntrack entries the configuration removed deleted');
+    }
+  }
+
   /** Offline and initializing servers lose their connections (SPEC §3.1): their conntrack entries go. */
   async #deleteConnectionsOfLostServers(status: EngineStatus | null) {
     for (const ts of status?.targetSets ?? []) {
@@ -309,6 +333,19 @@ export class KernelDataPlane implements DataPlane {
     this.#applied = null;
     this.deps.guard?.set('2 nftables', null);
   }
+}
+
+/** Every "TSA|server" pair a configuration forwards: enabled Target Sets, primary and secondary. */
+function forwardedPairs(document: ConfigDocument): Set<string> {
+  const pairs = new Set<string>();
+  for (const ts of document.config.targetSets) {
+    if (ts.disabled) continue;
+    for (const s of ts.servers) {
+      pairs.add(`${ts.primary.address}|${s.address}`);
+      if (ts.secondary) pairs.add(`${ts.secondary.address}|${s.secondaryAddress ?? s.address}`);
+    }
+  }
+  return pairs;
 }
 
 /** The bucket weight of a server: 0 when it takes no new connections; Least Load scales by spare load. */

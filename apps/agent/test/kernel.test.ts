@@ -36,7 +36,13 @@ const reporters: Record<string, ChildProcess> = {};
 let agent: ChildProcess;
 let client: { ask(line: string): Promise<Record<string, number> & { status?: unknown }> };
 
-function config(weights: number[], targetSet: { deleteAgeSeconds?: number } = {}): Configuration {
+type ServerName = 's1' | 's2' | 's3';
+
+function config(
+  weights: number[],
+  targetSet: { deleteAgeSeconds?: number; algorithm?: 'hash' | 'leastLoad' } = {},
+  members: ServerName[] = ['s1', 's2', 's3'],
+): Configuration {
   return configurationShape.parse({
     options: { ipfe: { A1: { address: hosts.a1 } }, connectTimeoutS: 2, connectTryIntervalS: 1 },
     xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
@@ -52,10 +58,7 @@ function config(weights: number[], targetSet: { deleteAgeSeconds?: number } = {}
         algorithm: 'hash',
         primary: { address: TSA, activeIpfe: 'A1' },
         ...targetSet,
-        servers: (['s1', 's2', 's3'] as const).map((s, i) => ({
-          address: hosts[s],
-          weight: weights[i],
-        })),
+        servers: members.map((s, i) => ({ address: hosts[s], weight: weights[i] })),
       },
     ],
   });
@@ -80,6 +83,26 @@ function startAgent() {
     ],
     { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
   );
+}
+
+let revision = 1;
+
+/** Pushes the next revision of a configuration from the client's side, as the OAM would. */
+async function push(next: Configuration) {
+  const file = join(dir, `revision-${++revision}.json`);
+  writeFileSync(file, JSON.stringify(buildDocument(revision, next)));
+  // After a restart the control API may come up after the data path: retried until it answers.
+  await until(
+    `revision ${revision} pushed`,
+    async () => (await client.ask(`push http://${hosts.a1}:8701 ${TOKEN} ${file}`)).status === 200,
+  );
+}
+
+/** How many buckets of the map each server has (0: it takes no new connections). */
+function buckets(): Record<ServerName, number> {
+  const chain = topology.exec('a1', ['nft', 'list', 'chain', 'inet', 'ipfe_a1', 'to_servers']);
+  const count = (s: ServerName) => chain.stdout.split(`: ${hosts[s]}`).length - 1;
+  return { s1: count('s1'), s2: count('s2'), s3: count('s3') };
 }
 
 const share = (tally: Record<string, number>, name: string) =>
@@ -133,10 +156,7 @@ describe.skipIf(!available)('the kernel data path', () => {
       return (['s1', 's2', 's3'] as const).every((s) => (active[hosts[s]] ?? 0) === (held[s] ?? 0));
     });
     expect(Object.values(held).reduce((x: number, y) => x + Number(y), 0)).toBe(30);
-    writeFileSync(join(dir, 'next.json'), JSON.stringify(buildDocument(2, config([3, 1, 1]))));
-    expect(
-      await client.ask(`push http://${hosts.a1}:8701 ${TOKEN} ${join(dir, 'next.json')}`),
-    ).toEqual({ status: 200 });
+    await push(config([3, 1, 1]));
     expect(await client.ask('alive')).toEqual(held);
     topology.kill(agent);
     startAgent();
@@ -149,17 +169,7 @@ describe.skipIf(!available)('the kernel data path', () => {
 
   it('closes connections idle for Delete Age (ct timeout), and only those', async () => {
     const old = await client.ask('alive');
-    writeFileSync(
-      join(dir, 'short.json'),
-      JSON.stringify(buildDocument(3, config([3, 1, 1], { deleteAgeSeconds: 10 }))),
-    );
-    // The agent restarted just before: its control API may come up after its data path.
-    await until(
-      'revision 3 pushed',
-      async () =>
-        (await client.ask(`push http://${hosts.a1}:8701 ${TOKEN} ${join(dir, 'short.json')}`))
-          .status === 200,
-    );
+    await push(config([3, 1, 1], { deleteAgeSeconds: 10 }));
     await until('the 10 s policy programmed', () =>
       topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout.includes('age_10_4'),
     );
@@ -177,11 +187,58 @@ describe.skipIf(!available)('the kernel data path', () => {
     expect(timeouts.filter((t) => t <= 10)).toHaveLength(6);
     await new Promise((r) => setTimeout(r, 12_000)); // idle: nothing may touch them meanwhile
     expect(await client.ask('alive')).toEqual(old);
-    writeFileSync(join(dir, 'long.json'), JSON.stringify(buildDocument(4, config([3, 1, 1]))));
-    expect(
-      await client.ask(`push http://${hosts.a1}:8701 ${TOKEN} ${join(dir, 'long.json')}`),
-    ).toEqual({ status: 200 });
+    await push(config([3, 1, 1]));
   }, 30_000);
+
+  it('sends nothing new to a server that reports halting, and keeps its open connections', async () => {
+    const held = await client.ask('alive');
+    expect(held.s2).toBeGreaterThan(0);
+    reporters.s2!.stdin!.write('{"state":"halting"}\n');
+    await until('s2 out of the map', () => buckets().s2 === 0);
+    expect(await client.ask('alive')).toEqual(held);
+    const tally = await client.ask(`tally ${TSA} 40`);
+    expect(tally.s2).toBeUndefined();
+    expect(tally.none).toBeUndefined();
+    reporters.s2!.stdin!.write('{"state":"normal"}\n');
+    await until('s2 back in the map', () => buckets().s2 > 0);
+  });
+
+  it('drains a server whose weight becomes 0: no new connections, open ones stay', async () => {
+    const held = await client.ask('alive');
+    await push(config([3, 0, 1]));
+    await until('s2 out of the map', () => buckets().s2 === 0);
+    expect(await client.ask('alive')).toEqual(held);
+    expect((await client.ask(`tally ${TSA} 40`)).s2).toBeUndefined();
+    await push(config([3, 1, 1]));
+    await until('s2 back in the map', () => buckets().s2 > 0);
+  });
+
+  it('closes only the connections of a server the new configuration removes', async () => {
+    const held = await client.ask('alive');
+    expect(held.s3).toBeGreaterThan(0);
+    await push(config([3, 1], {}, ['s1', 's2']));
+    await until('s3 removed: its connections gone', async () => {
+      return (await client.ask('alive')).s3 === undefined;
+    });
+    expect(await client.ask('alive')).toEqual({ ...held, s3: undefined });
+    await push(config([3, 1, 1]));
+    await until('s3 back in the map', () => buckets().s3 > 0);
+    await client.ask(`hold ${TSA} 20`); // open connections on every server again, for what follows
+  });
+
+  it('gives fewer new connections to a server reporting higher load (Least Load)', async () => {
+    await push(config([1, 1, 1], { algorithm: 'leastLoad' }));
+    reporters.s1!.stdin!.write('{"mps":90,"connections":90}\n');
+    // The map follows the reported loads: s1's share of buckets falls below the others'.
+    await until('s1 loses buckets', () => {
+      const b = buckets();
+      return b.s1 > 0 && b.s1 * 2 < Math.min(b.s2, b.s3);
+    });
+    const tally = await client.ask(`tally ${TSA} 300`);
+    expect(tally.s1 ?? 0).toBeLessThan(Math.min(tally.s2 ?? 0, tally.s3 ?? 0) / 2);
+    reporters.s1!.stdin!.write('{"mps":0,"connections":0}\n');
+    await push(config([3, 1, 1]));
+  });
 
   it("deletes an offline server's connections and sends new ones elsewhere", async () => {
     const before = await client.ask('alive');
