@@ -125,6 +125,7 @@ export class Agent {
       options.dataplane === 'kernel'
         ? new KernelDataPlane({
             guard: this.#guard,
+            bytes: this.counts.bytes,
             slot: this.slot,
             log: this.log,
             status: () => this.#engine?.status(monotonic()) ?? null,

@@ -21,13 +21,18 @@ export interface KernelDeps {
   status(): EngineStatus | null;
   document(): ConfigDocument | null;
   now(): number;
+  /** Bytes forwarded per TSA (in: client to server, out: back), kept up to date from nftables. */
+  bytes?: Map<string, { in: number; out: number }>;
   /** Removes the table should the agent die without a clean stop. */
   guard?: ExitGuard | null;
 }
 
 interface NftJson {
-  nftables: { counter?: { name: string; packets: number } }[];
+  nftables: { counter?: { name: string; packets: number; bytes: number } }[];
 }
+
+/** The name part of a TSA's byte counters (nft object names: letters, digits, underscores). */
+const counterId = (tsa: string) => tsa.replace(/[.:]/g, '_');
 
 function isPrime(n: number): boolean {
   if (n < 2) return false;
@@ -114,7 +119,7 @@ export class KernelDataPlane implements DataPlane {
     if (now - this.#lastCount >= 1000) {
       this.#lastCount = now;
       await this.#countFlows();
-      await this.#countRefusals();
+      await this.#readCounters();
     }
     const script = this.#script(status);
     if (script === this.#applied) return;
@@ -158,8 +163,11 @@ export class KernelDataPlane implements DataPlane {
     this.#connections = total;
   }
 
-  /** New connections refused per Target Set (no server takes new ones), from nftables counters. */
-  async #countRefusals() {
+  /**
+   * The named counters: new connections refused per Target Set (no server takes new ones), and
+   * bytes per TSA and direction.
+   */
+  async #readCounters() {
     const { stdout } = await run('nft', [
       '-j',
       'list',
@@ -169,16 +177,28 @@ export class KernelDataPlane implements DataPlane {
       this.#table,
     ]).catch(() => ({ stdout: '' }));
     if (!stdout) return;
-    const next = new Map<number, number>();
+    let items: NftJson['nftables'];
     try {
-      for (const item of (JSON.parse(stdout) as NftJson).nftables) {
-        const match = /^refused_(\d+)$/.exec(item.counter?.name ?? '');
-        if (match) next.set(Number(match[1]), item.counter!.packets);
-      }
-      this.#refused = next;
+      items = (JSON.parse(stdout) as NftJson).nftables;
     } catch {
-      // nft answered something else: keep the last figures.
+      return; // nft answered something else: keep the last figures
     }
+    const refused = new Map<number, number>();
+    const tsas = new Map(
+      [...new Set(this.#wanted.map((l) => l.tsa))].map((t) => [counterId(t), t]),
+    );
+    for (const { counter } of items) {
+      if (!counter) continue;
+      const match = /^(refused|in|out)_(.+)$/.exec(counter.name);
+      if (match?.[1] === 'refused') refused.set(Number(match[2]), counter.packets);
+      const tsa = match && match[1] !== 'refused' ? tsas.get(match[2]!) : undefined;
+      if (tsa && this.deps.bytes) {
+        const entry = this.deps.bytes.get(tsa) ?? { in: 0, out: 0 };
+        entry[match![1] as 'in' | 'out'] = counter.bytes;
+        this.deps.bytes.set(tsa, entry);
+      }
+    }
+    this.#refused = refused;
   }
 
   /** New connections refused since the agent started, per Target Set. */
@@ -203,9 +223,11 @@ export class KernelDataPlane implements DataPlane {
       // confirmed: after conntrack (-200), before DNAT rewrites the TSA (-100).
       `add chain ${t} delete_age { type filter hook prerouting priority mangle; policy accept; }`,
       `add chain ${t} from_servers { type nat hook postrouting priority srcnat; policy accept; }`,
+      `add chain ${t} traffic { type filter hook forward priority filter; policy accept; }`,
       `flush chain ${t} to_servers`,
       `flush chain ${t} delete_age`,
       `flush chain ${t} from_servers`,
+      `flush chain ${t} traffic`,
     ];
     const document = this.deps.document();
     if (!document) return lines.join('\n') + '\n';
@@ -263,8 +285,13 @@ export class KernelDataPlane implements DataPlane {
     // Replies come back through the TSA itself, which moves with its connections on a failover.
     for (const tsa of new Set(this.#wanted.map((l) => l.tsa))) {
       const ipx = net.isIPv6(tsa) ? 'ip6' : 'ip';
+      const id = counterId(tsa);
       lines.push(
         `add rule ${t} from_servers ct status dnat ct original ${ipx} daddr ${tsa} snat ${ipx} to ${tsa}`,
+        `add counter ${t} in_${id}`,
+        `add counter ${t} out_${id}`,
+        `add rule ${t} traffic ct original ${ipx} daddr ${tsa} ct direction original counter name "in_${id}"`,
+        `add rule ${t} traffic ct original ${ipx} daddr ${tsa} ct direction reply counter name "out_${id}"`,
       );
     }
     return lines.join('\n') + '\n';

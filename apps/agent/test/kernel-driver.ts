@@ -2,7 +2,7 @@
  * A client inside the test's client namespace, driven by lines on stdin and answering one JSON
  * line each: `tally TSA N` (N short connections: which server answered), `hold TSA N` (N open
  * connections), `alive` (how many held ones still answer, by server), `push URL TOKEN FILE`,
- * `status URL TOKEN` (open connections by server), `refused URL TOKEN` (refusals in /metrics).
+ * `status URL TOKEN` (open connections by server), `metrics URL TOKEN` (refusals and bytes in /metrics).
  */
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -80,13 +80,22 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
       targetSets: { servers: { address: string; active: number }[] }[];
     };
     result = Object.fromEntries(status.targetSets[0]!.servers.map((s) => [s.address, s.active]));
-  } else if (command === 'refused') {
-    // Refusals of Target Set 1 with no server to take them, as /metrics exports them.
+  } else if (command === 'metrics') {
+    // Refusals of Target Set 1 with no server to take them, and bytes, as /metrics exports them.
     const response = await fetch(`${a}/metrics`, { headers: { authorization: `Bearer ${b}` } });
-    const line = (await response.text())
-      .split('\n')
-      .find((l) => /^ipfe_connections_refused_total\{.*target_set="1".*reason="no-server"/.test(l));
-    result = { noServer: Number(line?.split(' ').at(-1) ?? NaN) };
+    const lines = (await response.text()).split('\n');
+    const value = (pattern: RegExp) =>
+      Number(
+        lines
+          .find((l) => pattern.test(l))
+          ?.split(' ')
+          .at(-1) ?? NaN,
+      );
+    result = {
+      noServer: value(/^ipfe_connections_refused_total\{.*target_set="1".*reason="no-server"/),
+      bytesIn: value(/^ipfe_bytes_total\{.*direction="in"/),
+      bytesOut: value(/^ipfe_bytes_total\{.*direction="out"/),
+    };
   } else if (command === 'push') {
     const response = await fetch(`${a}/v1/config`, {
       method: 'PUT',

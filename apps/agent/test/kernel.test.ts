@@ -146,6 +146,12 @@ describe.skipIf(!available)('the kernel data path', () => {
     expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
     expect(Math.abs(share(tally, 's2') - 50)).toBeLessThan(7);
     expect(Math.abs(share(tally, 's3') - 25)).toBeLessThan(7);
+    // Bytes per TSA from nftables counters (IP packets): each connection at least its SYN, ACK and
+    // FIN (≥ 40 bytes each) in, and its SYN-ACK and the server's name out.
+    await until('bytes counted in /metrics', async () => {
+      const { bytesIn, bytesOut } = await client.ask(`metrics http://${hosts.a1}:8701 ${TOKEN}`);
+      return bytesIn! >= 600 * 120 && bytesOut! >= 600 * 80;
+    });
   });
 
   it('keeps open connections through a new configuration and through an agent restart', async () => {
@@ -258,7 +264,7 @@ describe.skipIf(!available)('the kernel data path', () => {
 
   it('refuses new connections when no server takes them, and counts the refusals in /metrics', async () => {
     const metrics = `http://${hosts.a1}:8701 ${TOKEN}`;
-    const before = (await client.ask(`refused ${metrics}`)).noServer;
+    const before = (await client.ask(`metrics ${metrics}`)).noServer;
     expect(before).toBe(0);
     topology.kill(reporters.s2!);
     topology.kill(reporters.s3!);
@@ -269,7 +275,7 @@ describe.skipIf(!available)('the kernel data path', () => {
     const tally = await client.ask(`tally ${TSA} 5`);
     expect(tally).toEqual({ none: 5 });
     await until('five refusals counted', async () => {
-      return (await client.ask(`refused ${metrics}`)).noServer === 5;
+      return (await client.ask(`metrics ${metrics}`)).noServer === 5;
     });
   });
 });
