@@ -14,6 +14,8 @@ const TAKES_NEW = new Set(['underused', 'normal', 'burdened']);
 /** States whose connections are deleted (SPEC §3.1): their conntrack entries go. */
 const DELETES_EXISTING = new Set(['offline', 'initializing']);
 const REFRESH_EVERY_MS = 500;
+const COUNT_EVERY_MS = 1000;
+const COUNT_BUDGET_FACTOR = 50;
 
 export interface KernelDeps {
   slot: string;
@@ -93,7 +95,7 @@ export class KernelDataPlane implements DataPlane {
   /** Open flows per "TSA|server", from conntrack; and flows seen so far, for `opened`. */
   #flows = new Map<string, Set<string>>();
   #opened = new Map<string, number>();
-  #lastCount = 0;
+  #nextCount = 0;
   #refused = new Map<number, number>();
   /** "TSA|server" pairs the applied configuration forwards, and its revision. */
   #pairs: Set<string> | null = null;
@@ -116,10 +118,14 @@ export class KernelDataPlane implements DataPlane {
     const status = this.deps.status();
     await this.#deleteConnectionsTheConfigRemoved();
     await this.#deleteConnectionsOfLostServers(status);
-    if (now - this.#lastCount >= 1000) {
-      this.#lastCount = now;
-      await this.#countFlows();
+    if (now >= this.#nextCount) {
       await this.#readCounters();
+      await this.#countFlows();
+      // Listing conntrack costs in proportion to its entries (TIME_WAIT ones too, two minutes of
+      // them at a high connection rate): it may take at most 2 % of a core, so it waits 50 times
+      // as long as it took, and at least a second.
+      const took = this.deps.now() - now;
+      this.#nextCount = now + Math.max(COUNT_EVERY_MS, COUNT_BUDGET_FACTOR * took);
     }
     const script = this.#script(status);
     if (script === this.#applied) return;
