@@ -54,8 +54,15 @@ export class AddressHolder {
     const v6 = net.isIPv6(address);
     try {
       // IPv6: with ndisc_notify the kernel sends an unsolicited neighbour advertisement (override
-      // set) as soon as the address is up; nodad makes that at once.
-      if (v6) await run('sysctl', ['-qw', `net.ipv6.conf.${this.device}.ndisc_notify=1`]);
+      // set) when duplicate address detection ends, and with accept_dad=0 it ends at once. (An
+      // address added `nodad` is never announced.) No DAD on the XSI interface is also what a
+      // takeover needs: a TSA the failed mate may still answer for must not be refused.
+      if (v6)
+        await run('sysctl', [
+          '-qw',
+          `net.ipv6.conf.${this.device}.ndisc_notify=1`,
+          `net.ipv6.conf.${this.device}.accept_dad=0`,
+        ]);
       const [file, ...args] = this.#command('replace', address);
       await run(file!, args);
       this.#held.add(address);
@@ -95,7 +102,6 @@ export class AddressHolder {
       `${address}/${v6 ? 128 : 32}`,
       'dev',
       this.device,
-      ...(v6 && verb === 'replace' ? ['nodad'] : []),
     ];
   }
 }

@@ -12,6 +12,7 @@ export function ip(...args: string[]) {
 /**
  * Hosts in network namespaces of their own, each with one veth link (eth0) to a bridge that lives
  * in a namespace too: nothing of it touches the machine's own interfaces. `remove()` undoes it all.
+ * A host's address may be IPv4 (on a /24) or IPv6 (on a /64).
  */
 export class Topology {
   readonly processes: ChildProcess[] = [];
@@ -36,7 +37,10 @@ export class Topology {
       ip('link', 'set', `${p}${name}`, 'netns', this.ns(name));
       ip('link', 'set', `${p}${name}p`, 'netns', this.ns('sw'));
       ip('-n', this.ns(name), 'link', 'set', `${p}${name}`, 'name', 'eth0');
-      ip('-n', this.ns(name), 'addr', 'add', `${address}/24`, 'dev', 'eth0');
+      // IPv4 hosts on a /24; IPv6 hosts on a /64, usable at once (no duplicate address detection).
+      if (address.includes(':'))
+        ip('-n', this.ns(name), '-6', 'addr', 'add', `${address}/64`, 'dev', 'eth0', 'nodad');
+      else ip('-n', this.ns(name), 'addr', 'add', `${address}/24`, 'dev', 'eth0');
       ip('-n', this.ns(name), 'link', 'set', 'eth0', 'up');
       ip('-n', this.ns(name), 'link', 'set', 'lo', 'up');
       ip('-n', this.ns('sw'), 'link', 'set', `${p}${name}p`, 'master', 'br0');
@@ -103,7 +107,7 @@ export function startNamedServer(topology: Topology, name: string, address: stri
     process.execPath,
     `${repoRoot}packages/reporter/bin/ipfe-reporter.js`,
     '--listen',
-    `${address}:9675`,
+    address.includes(':') ? `[${address}]:9675` : `${address}:9675`,
     '--mps-capacity',
     '100',
     '--connection-capacity',

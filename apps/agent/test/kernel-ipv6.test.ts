@@ -1,0 +1,204 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configurationShape } from '@ipfe/schema';
+import { buildDocument } from '@ipfe/schema/digest';
+import {
+  netnsAvailable,
+  repoRoot as root,
+  startKernelClient,
+  startNamedServer,
+  Topology,
+  until,
+} from './netns-topology.ts';
+
+/**
+ * The kernel data path for an IPv6 Target Set, with IPv6 mates: ip6 DNAT by the weights, the
+ * takeover announced by an unsolicited neighbour advertisement, and the connections open through
+ * A1 going on through A2 (conntrackd between the mates over IPv6).
+ */
+const tools = ['nft', 'conntrack', 'conntrackd'].every((t) => spawnSync('which', [t]).status === 0);
+const available = netnsAvailable && tools;
+const PREFIX = 'fd00:231:11:';
+const hosts = {
+  a1: `${PREFIX}:11`,
+  a2: `${PREFIX}:12`,
+  s1: `${PREFIX}:21`,
+  s2: `${PREFIX}:22`,
+  client: `${PREFIX}:50`,
+};
+const TSA = `${PREFIX}:100`;
+const TOKEN = 'kernel-ipv6-token-0123456789abcdefghijklmn';
+const dir = mkdtempSync(join(tmpdir(), 'ipfe-k6-'));
+const topology = new Topology(`ip6k${process.pid % 1000}`, hosts);
+let client: { ask(line: string): Promise<Record<string, number>> };
+/** The connections held open through A1 before the cut, by server. */
+let held: Record<string, number> = {};
+
+function startAgent(slot: 'a1' | 'a2'): ChildProcess {
+  return topology.run(
+    slot,
+    [
+      process.execPath,
+      join(root, 'apps/agent/bin/ipfe-agent.js'),
+      '--slot',
+      slot.toUpperCase(),
+      '--control',
+      `[${hosts[slot]}]:8701`,
+      '--state-dir',
+      join(dir, slot),
+      '--dataplane',
+      'kernel',
+      '--manage-addresses',
+      'eth0',
+      '--sync-conntrack',
+    ],
+    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
+  );
+}
+
+const holdsTsa = (slot: 'a1' | 'a2') =>
+  topology.exec(slot, ['ip', '-6', 'addr', 'show', 'eth0']).stdout.includes(`${TSA}/128`);
+
+const macOf = (slot: 'a1' | 'a2') =>
+  /link\/ether (\S+)/.exec(topology.exec(slot, ['ip', 'link', 'show', 'eth0']).stdout)?.[1];
+
+/** A host's neighbour entry for the TSA: the MAC it sends to, and the entry's state. */
+function neighbourOfTsa(host: 'client' | 's1' | 's2') {
+  const line = topology.exec(host, ['ip', '-6', 'neigh', 'show', TSA, 'dev', 'eth0']).stdout;
+  return { mac: /lladdr (\S+)/.exec(line)?.[1], state: line.trim().split(/\s+/).at(-1) };
+}
+
+async function untilMateKnows(slot: 'a1' | 'a2', connections: number) {
+  await until(`${slot.toUpperCase()} knows the connections`, () => {
+    const cache = topology.exec(slot, [
+      'conntrackd',
+      '-C',
+      join(dir, slot, 'conntrackd.conf'),
+      '-s',
+      'cache',
+    ]).stdout;
+    return Number(/cache:external\s+active objects:\s+(\d+)/.exec(cache)?.[1] ?? 0) >= connections;
+  });
+}
+
+const share = (tally: Record<string, number>, name: string) =>
+  (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
+
+describe.skipIf(!available)('the kernel data path for an IPv6 Target Set', () => {
+  beforeAll(async () => {
+    topology.build();
+    const config = configurationShape.parse({
+      options: {
+        ipfe: { A1: { address: hosts.a1 }, A2: { address: hosts.a2 } },
+        mateIntervalMs: 100,
+        mateTimeoutMs: 600,
+        connectTimeoutS: 2,
+      },
+      xsiNetworks: [{ name: 'xsi', cidr: `${PREFIX}:/64` }],
+      appServers: (['s1', 's2'] as const).map((s, i) => ({
+        name: s,
+        addresses: [hosts[s]],
+        initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
+      })),
+      targetSets: [
+        {
+          number: 1,
+          family: 'ipv6',
+          algorithm: 'hash',
+          primary: { address: TSA, activeIpfe: 'A1' },
+          servers: [
+            { address: hosts.s1, weight: 1 },
+            { address: hosts.s2, weight: 3 },
+          ],
+        },
+      ],
+    });
+    for (const slot of ['a1', 'a2'] as const) {
+      topology.exec(slot, ['sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1']);
+      mkdirSync(join(dir, slot), { recursive: true });
+      writeFileSync(join(dir, slot, 'config.json'), JSON.stringify(buildDocument(1, config)));
+    }
+    for (const s of ['s1', 's2'] as const) startNamedServer(topology, s, hosts[s]);
+    startAgent('a1');
+    startAgent('a2');
+    client = startKernelClient(topology);
+    await until('A1 forwards on the TSA', async () => {
+      const tally = await client.ask(`tally ${TSA} 2`);
+      return tally.none === undefined && holdsTsa('a1');
+    });
+    await until('both servers in the bucket map', () => {
+      const table = topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout;
+      return table.includes(`: ${hosts.s1}`) && table.includes(`: ${hosts.s2}`);
+    });
+  }, 30_000);
+
+  afterAll(() => {
+    if (available) topology.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('DNATs IPv6 connections (ip6 rules) to the servers by the weights (1/3)', async () => {
+    const table = topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout;
+    expect(table).toMatch(/dnat ip6 to jhash ip6 saddr \. tcp sport mod \d+ map/);
+    expect(table).toContain(`ct original ip6 daddr ${TSA} snat ip6 to ${TSA}`);
+    expect(table).toMatch(/ct timeout set "age_\d+_6"/);
+    const tally = await client.ask(`tally ${TSA} 600`);
+    expect(tally.none).toBeUndefined();
+    expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
+    expect(Math.abs(share(tally, 's2') - 75)).toBeLessThan(7);
+  });
+
+  it("A2 takes the TSA over when A1 is cut off, and its neighbour advertisement moves the client to A2's MAC", async () => {
+    held = await client.ask(`hold ${TSA} 20`);
+    expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
+    await untilMateKnows('a2', 20);
+    const [a1Mac, a2Mac] = [macOf('a1'), macOf('a2')];
+    expect(a1Mac).toBeDefined();
+    expect(a2Mac).not.toBe(a1Mac);
+    // The client (and each server, for its replies) has resolved the TSA to A1: a live entry,
+    // which it keeps for up to 45 s (REACHABLE), then uses unchecked until it sends (STALE).
+    for (const host of ['client', 's1', 's2'] as const) {
+      const before = neighbourOfTsa(host);
+      expect(before.mac).toBe(a1Mac);
+      expect(['REACHABLE', 'STALE', 'DELAY']).toContain(before.state);
+    }
+    expect(holdsTsa('a2')).toBe(false);
+
+    topology.exec('a1', ['ip', 'link', 'set', 'eth0', 'down']);
+    // Nothing is sent to the TSA from here until the entries are read: no host has a reason to
+    // resolve it again, so only A2's unsolicited advertisement (override flag) can change them.
+    await until('A2 holds the TSA', () => holdsTsa('a2'), 5_000);
+    await until(
+      "the client's and the servers' neighbour entries for the TSA at A2's MAC",
+      () => (['client', 's1', 's2'] as const).every((h) => neighbourOfTsa(h).mac === a2Mac),
+      2_000,
+    );
+  });
+
+  it('keeps the connections open through A1 working through A2', async () => {
+    await until(
+      'A2 answers on the TSA',
+      async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
+    );
+    await until(
+      'the open connections answer through A2',
+      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
+      10_000,
+    );
+    // A2's kernel carries them: conntrackd committed A1's entries on the takeover.
+    const entries = topology.exec('a2', [
+      'conntrack',
+      '-L',
+      '-p',
+      'tcp',
+      '--orig-dst',
+      TSA,
+      '--state',
+      'ESTABLISHED',
+    ]).stdout;
+    expect(entries.match(/^tcp\s/gm)?.length ?? 0).toBeGreaterThanOrEqual(20);
+  });
+});
