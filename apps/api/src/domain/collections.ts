@@ -46,7 +46,13 @@ export interface CollectionSpec<Stored, Input> {
   /** The field that carries the blame when the change breaks another entity. */
   blameField: string;
   toStored(input: Input, base: Configuration, existing: Stored | null): Stored;
-  view(config: Configuration, item: Stored, live: LiveState): object;
+  /** The item as shown, with its derived fields: a function of the revision alone. */
+  view(config: Configuration, item: Stored): object;
+  /**
+   * The fields that come from what the agents report now, shown after those of `view`; none of
+   * them is a field of `view`.
+   */
+  live?(item: Stored, live: LiveState): object;
 }
 
 /** What the agents report now, for the live fields of a view. */
@@ -159,13 +165,10 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
     }
     return normalizeTargetSet({ ...input, number });
   },
-  view(config, item, live) {
+  view: (config, item) => deriveTargetSet(config, item),
+  live(item, live) {
     const { owner, targetSet } = live.liveTargetSet(item.number, item.primary.address);
-    return {
-      ...deriveTargetSet(config, item),
-      owner,
-      activeBindings: targetSet?.activeBindings ?? null,
-    };
+    return { owner, activeBindings: targetSet?.activeBindings ?? null };
   },
 };
 

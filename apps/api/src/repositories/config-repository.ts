@@ -41,49 +41,100 @@ export interface Change<T> {
 }
 
 /**
+ * What is built once per revision and shared by every read of it: the configuration (frozen; the
+ * readers that may change it get a copy), its issues, and whatever the routes derive from it.
+ */
+interface RevisionState {
+  number: number;
+  sha256: string;
+  config: Configuration;
+  issues: ConfigIssue[] | null;
+  derived: Map<unknown, unknown>;
+}
+
+/** Freezes an object and everything in it: a value shared between requests must not change. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
  * The configuration's history. Each commit stores the whole derived configuration as a new
  * revision, in one immediate transaction: either the revision is there, or nothing changed.
  */
 export class ConfigRepository {
-  private cache: { number: number; config: Configuration } | null = null;
-  private issuesCache: { number: number; issues: ConfigIssue[] } | null = null;
+  /**
+   * The latest revision as last read. Every read asks the database which revision is the latest
+   * (one indexed row) and rebuilds this when the number or digest differs: a commit of this
+   * process, a rollback (a commit too) or another writer of the file all show up there.
+   */
+  private state: RevisionState | null = null;
   private readonly listeners: ((revision: RevisionInfo) => void)[] = [];
+  private readonly latestStatement: Database.Statement<[], RevisionRow>;
 
   /** Called after each commit, outside its transaction. */
   onCommit(listener: (revision: RevisionInfo) => void): void {
     this.listeners.push(listener);
   }
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    this.latestStatement = db.prepare<[], RevisionRow>(
+      'SELECT number, author, created_at, summary, sha256 FROM revisions ORDER BY number DESC LIMIT 1',
+    );
+  }
 
   latestInfo(): RevisionInfo | null {
-    const row = this.db
-      .prepare<[], RevisionRow>(
-        'SELECT number, author, created_at, summary, sha256 FROM revisions ORDER BY number DESC LIMIT 1',
-      )
-      .get();
+    const row = this.latestStatement.get();
     return row ? infoOf(row) : null;
   }
 
-  /** The running configuration (stored form); the empty one before the first commit. */
-  current(): Configuration {
-    const latest = this.latestInfo();
-    if (!latest) return emptyConfiguration();
-    if (this.cache?.number !== latest.number) {
-      const document = this.document(latest.number);
-      if (!document) throw new Error(`revision ${latest.number} vanished`);
-      this.cache = { number: latest.number, config: underiveConfiguration(document.config) };
+  /** The state of the latest revision, read from the database only when a new one is there. */
+  private latestState(): RevisionState {
+    const latest = this.latestStatement.get();
+    const number = latest?.number ?? 0;
+    const sha256 = latest?.sha256 ?? '';
+    if (this.state?.number !== number || this.state.sha256 !== sha256) {
+      let config = emptyConfiguration();
+      if (latest) {
+        const document = this.document(number);
+        if (!document) throw new Error(`revision ${number} vanished`);
+        config = underiveConfiguration(document.config);
+      }
+      this.state = { number, sha256, config: deepFreeze(config), issues: null, derived: new Map() };
     }
-    return structuredClone(this.cache.config);
+    return this.state;
+  }
+
+  /** The running configuration (stored form, a copy of its own); the empty one before the first commit. */
+  current(): Configuration {
+    return structuredClone(this.latestState().config);
   }
 
   /** The rules' verdict on the running configuration (its warnings), computed once per revision. */
   currentIssues(): ConfigIssue[] {
-    const number = this.latestInfo()?.number ?? 0;
-    if (this.issuesCache?.number !== number) {
-      this.issuesCache = { number, issues: checkConfiguration(this.current()) };
+    const state = this.latestState();
+    state.issues ??= checkConfiguration(state.config);
+    return state.issues;
+  }
+
+  /**
+   * `build` run once per revision on the running configuration (frozen, shared: not a copy) and its
+   * issues; later calls with the same `key` answer its result until the next revision. What it
+   * returns is shared by every request of that revision, so it must not be changed either.
+   */
+  perRevision<T>(
+    key: unknown,
+    build: (config: Configuration, issues: ConfigIssue[], revision: number) => T,
+  ): T {
+    const state = this.latestState();
+    if (!state.derived.has(key)) {
+      state.issues ??= checkConfiguration(state.config);
+      state.derived.set(key, build(state.config, state.issues, state.number));
     }
-    return this.issuesCache.issues;
+    return state.derived.get(key) as T;
   }
 
   list(limit: number, before?: number): RevisionInfo[] {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { checkConfiguration, type Configuration } from '@ipfe/schema';
 import { ApiError, notFound } from '../http/errors.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
+import { ListAnswer } from '../http/list-answer.ts';
 import {
   COLLECTIONS,
   itemsOf,
@@ -15,6 +16,7 @@ import { validateDelete, validateEdit } from '../domain/validate-change.ts';
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export const REVISION_HEADER = 'x-ipfe-revision';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** List, insert, read, edit and delete for every collection of the configuration. */
 const collectionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -35,14 +37,35 @@ function registerCollection(
     const index = items.findIndex((item) => keyOf(spec, item) === String(key));
     return { items, index, item: index >= 0 ? items[index] : null };
   };
+  const liveOf = (item: unknown): object => spec.live?.(item, app.agentSync) ?? {};
   /** An item as answered: derived and live fields, and its warnings (of the given issues). */
   const view = (config: Configuration, index: number, issues = checkConfiguration(config)) => {
     const item = itemsOf(config, spec)[index];
     return {
-      ...spec.view(config, item, app.agentSync),
+      ...spec.view(config, item),
+      ...liveOf(item),
       warnings: warningsOf(issues, `${spec.kind}.${index}`),
     };
   };
+  /**
+   * The running revision's items as answered, but for the live fields: built once per revision
+   * (derived fields, warnings, ETags, the list's JSON) and shared by the reads of that revision.
+   */
+  const listKey = Symbol(`${spec.kind} list`);
+  const views = () =>
+    app.configRepository.perRevision(listKey, (config, issues) => {
+      const entries = itemsOf(config, spec).map((item, index) => ({
+        item,
+        view: spec.view(config, item),
+        warnings: warningsOf(issues, `${spec.kind}.${index}`),
+      }));
+      const byKey = new Map<string, (typeof entries)[number] & { etag: string }>();
+      for (const entry of entries) {
+        const key = keyOf(spec, entry.item);
+        if (!byKey.has(key)) byKey.set(key, { ...entry, etag: etagOf(entry.item) });
+      }
+      return { list: new ListAnswer(entries), byKey };
+    });
   const label = (item: unknown) => `${spec.noun} ${keyOf(spec, item)}`;
   const Label = (item: unknown) => capitalize(label(item));
 
@@ -54,15 +77,15 @@ function registerCollection(
         summary: `List every ${spec.noun}`,
         response: { 200: z.object({ items: z.array(spec.viewSchema) }) },
       },
-      // The schema documents the answer; built here from a validated configuration, it is sent
-      // as it is rather than checked again item by item (32 × 32 Target Sets would cost more
-      // than everything else the request does).
-      serializerCompiler: () => (data) => JSON.stringify(data),
     },
-    async () => {
-      const config = app.configRepository.current();
-      const issues = app.configRepository.currentIssues();
-      return { items: itemsOf(config, spec).map((_, i) => view(config, i, issues)) };
+    // The schema documents the answer; built from a validated configuration, its JSON is made
+    // once per revision (with the live fields of the moment added) and sent as it is rather than
+    // checked again item by item (32 × 32 Target Sets would cost more than everything else the
+    // request does).
+    async (_request, reply) => {
+      const body = views().list.body(spec.live ? liveOf : undefined);
+      // Bytes already serialized: Fastify sends a Buffer as it is, under the type set here.
+      return reply.type(JSON_TYPE).send(body as unknown as { items: unknown[] });
     },
   );
 
@@ -77,12 +100,11 @@ function registerCollection(
       },
     },
     async (request, reply) => {
-      const config = app.configRepository.current();
-      const { item, index } = find(config, request.params.key);
-      if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
+      const entry = views().byKey.get(String(request.params.key));
+      if (!entry) throw notFound(`${spec.noun} ${request.params.key}`);
       return reply
-        .header('etag', etagOf(item))
-        .send(view(config, index, app.configRepository.currentIssues()));
+        .header('etag', entry.etag)
+        .send({ ...entry.view, ...liveOf(entry.item), warnings: entry.warnings });
     },
   );
 

@@ -29,6 +29,9 @@ function activeSlotChanges(config: Configuration, next: Configuration['options']
   return errors;
 }
 
+/** The running options and their ETag, computed once per revision. */
+const OPTIONS = Symbol('options');
+
 const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['IPFE options'];
 
@@ -42,8 +45,11 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (_request, reply) => {
-      const { options } = app.configRepository.current();
-      return reply.header('etag', etagOf(options)).send(options);
+      const { options, etag } = app.configRepository.perRevision(OPTIONS, (config) => ({
+        options: config.options,
+        etag: etagOf(config.options),
+      }));
+      return reply.header('etag', etag).send(options);
     },
   );
 
