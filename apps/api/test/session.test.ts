@@ -103,6 +103,20 @@ describe('GET and DELETE /api/session', () => {
     expect(response.statusCode).toBe(403);
     expect((await client.get('/api/session')).statusCode).toBe(200);
   });
+
+  it('leaves the session as stored on reads: no write, no new cookie, the 8 h counted from login', async () => {
+    const client = await login(t.app);
+    const stored = () => t.app.db.prepare('SELECT id, data, expires_at FROM sessions').all();
+    const atLogin = stored();
+    expect(atLogin).toHaveLength(1);
+    for (const url of ['/api/session', '/api/target-sets', '/api/options']) {
+      await new Promise((resolve) => setTimeout(resolve, 5)); // a rewrite would move the expiry
+      const response = await client.get(url);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['set-cookie']).toBeUndefined();
+    }
+    expect(stored()).toEqual(atLogin);
+  });
 });
 
 describe('CSRF', () => {

@@ -9,7 +9,14 @@ const DEFAULT_TTL_MS = 8 * 3600 * 1000;
 
 /** Sessions in the same SQLite file, so that they survive a restart of the API. */
 export class SqliteSessionStore implements SessionStore {
-  constructor(private readonly db: Database.Database) {}
+  /** Every request reads its session: the statement is prepared once. */
+  private readonly getStatement: Database.Statement<[string, number], { data: string }>;
+
+  constructor(private readonly db: Database.Database) {
+    this.getStatement = db.prepare<[string, number], { data: string }>(
+      'SELECT data FROM sessions WHERE id = ? AND expires_at >= ?',
+    );
+  }
 
   set(id: string, session: Session, callback: Callback): void {
     try {
@@ -30,11 +37,7 @@ export class SqliteSessionStore implements SessionStore {
 
   get(id: string, callback: GetCallback): void {
     try {
-      const row = this.db
-        .prepare<[string, number], { data: string }>(
-          'SELECT data FROM sessions WHERE id = ? AND expires_at >= ?',
-        )
-        .get(id, Date.now());
+      const row = this.getStatement.get(id, Date.now());
       callback(null, row ? (JSON.parse(row.data) as Session) : null);
     } catch (err) {
       callback(err);

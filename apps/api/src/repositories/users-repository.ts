@@ -44,10 +44,15 @@ export const publicUser = ({ name, role, createdAt, updatedAt }: UserRecord): Us
 });
 
 export class UsersRepository {
-  constructor(private readonly db: Database.Database) {}
+  /** Every request with a session looks its user up: the statement is prepared once. */
+  private readonly findStatement: Database.Statement<[string], UserRow>;
+
+  constructor(private readonly db: Database.Database) {
+    this.findStatement = db.prepare<[string], UserRow>('SELECT * FROM users WHERE name = ?');
+  }
 
   find(name: string): UserRecord | null {
-    const row = this.db.prepare<[string], UserRow>('SELECT * FROM users WHERE name = ?').get(name);
+    const row = this.findStatement.get(name);
     return row ? recordOf(row) : null;
   }
 
