@@ -1,8 +1,10 @@
 /**
  * The OAM API in a process of its own for the API and GUI benchmarks (the real app, a temporary
- * SQLite file, user admin), and beside it a bare Fastify route answering GET /api/target-sets
- * with the same JSON held in memory. `node api-server.ts HOST PORT BARE_PORT [WEB_ROOT]`; the line
- * `{"op":"snapshot","cookie":…}` on stdin loads what the bare route answers.
+ * SQLite file, user admin), and beside it bare Fastify routes answering GET /api/target-sets
+ * from memory: the same bytes, serialized once (the ceiling the API is measured against), and at
+ * /api/target-sets-object the same object, serialized on every request.
+ * `node api-server.ts HOST PORT BARE_PORT [WEB_ROOT]`; the line `{"op":"snapshot","cookie":…}` on
+ * stdin loads what the bare routes answer.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +27,12 @@ await ensureAdmin(app.usersRepository, dir, password, () => {});
 await app.listen({ host, port: Number(port) });
 
 let snapshot: unknown = { items: [] };
+let snapshotBytes: Buffer = Buffer.from('{"items":[]}');
 const bare = Fastify();
-bare.get('/api/target-sets', async () => snapshot);
+bare.get('/api/target-sets', async (_request, reply) =>
+  reply.type('application/json; charset=utf-8').send(snapshotBytes),
+);
+bare.get('/api/target-sets-object', async () => snapshot);
 await bare.listen({ host, port: Number(barePort) });
 
 const stop = async () => {
@@ -44,6 +50,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
       headers: { cookie: command.cookie ?? '' },
     });
     snapshot = response.json();
+    snapshotBytes = response.rawPayload;
     console.log(JSON.stringify({ bytes: response.body.length, status: response.statusCode }));
   } else if (command.op === 'quit') {
     await stop();

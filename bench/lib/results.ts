@@ -83,6 +83,7 @@ export const ROWS: Row[] = [
   { part: 'api', key: 'ratio', target: { op: '>=', value: 0.5 } },
   { part: 'api', key: 'apiRps' },
   { part: 'api', key: 'bareRps' },
+  { part: 'api', key: 'bareObjectRps' },
   { part: 'gui', key: 'viewMedianMs', target: { op: '<=', value: 300 } },
   { part: 'gui', key: 'bundleGzipKB', target: { op: '<=', value: 200 } },
   { part: 'engine', key: 'hashDecisionsPerSec', target: { op: '>=', value: 2_000_000 } },
