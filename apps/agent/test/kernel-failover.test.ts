@@ -1,18 +1,10 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configurationShape } from '@ipfe/schema';
-import { buildDocument } from '@ipfe/schema/digest';
-import {
-  netnsAvailable,
-  repoRoot as root,
-  startKernelClient,
-  startNamedServer,
-  Topology,
-  until,
-} from './netns-topology.ts';
+import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
+import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
 
 /**
  * Failover on the kernel path with conntrack state shared between mates: connections open through
@@ -38,77 +30,29 @@ let client: { ask(line: string): Promise<Record<string, number>> };
 const agents: Partial<Record<'a1' | 'a2', ChildProcess>> = {};
 
 function startAgent(slot: 'a1' | 'a2'): ChildProcess {
-  return (agents[slot] = topology.run(
-    slot,
-    [
-      process.execPath,
-      join(root, 'apps/agent/bin/ipfe-agent.js'),
-      '--slot',
-      slot.toUpperCase(),
-      '--control',
-      `${hosts[slot]}:8701`,
-      '--state-dir',
-      join(dir, slot),
-      '--dataplane',
-      'kernel',
-      '--manage-addresses',
-      'eth0',
-      '--sync-conntrack',
-    ],
-    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-  ));
+  const options = { control: `${hosts[slot]}:8701`, stateDir: join(dir, slot), token: TOKEN };
+  return (agents[slot] = startKernelAgent(topology, slot, { ...options, sync: true }));
 }
 
 const holdsTsa = (slot: 'a1' | 'a2') =>
   topology.exec(slot, ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA);
 
-async function untilMateKnows(slot: 'a1' | 'a2', connections: number) {
-  await until(`${slot.toUpperCase()} knows the connections`, async () => {
-    const cache = topology.exec(slot, [
-      'conntrackd',
-      '-C',
-      join(dir, slot, 'conntrackd.conf'),
-      '-s',
-      'cache',
-    ]).stdout;
-    return Number(/cache:external\s+active objects:\s+(\d+)/.exec(cache)?.[1] ?? 0) >= connections;
-  });
+const untilMateKnows = (slot: 'a1' | 'a2', connections: number) =>
+  untilExternalCacheHolds(topology, slot, join(dir, slot), connections);
+
+/** Waits until the held connections answer as `held` says, through whichever node holds the TSA. */
+async function untilHeldAnswer(held: Record<string, number>, what: string) {
+  await until(
+    what,
+    async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
+    10_000,
+  );
 }
 
 describe.skipIf(!available)('kernel failover with shared conntrack state', () => {
   beforeAll(async () => {
     topology.build();
-    const config = configurationShape.parse({
-      options: {
-        ipfe: { A1: { address: hosts.a1 }, A2: { address: hosts.a2 } },
-        mateIntervalMs: 100,
-        mateTimeoutMs: 600,
-        connectTimeoutS: 2,
-      },
-      xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
-      appServers: (['s1', 's2'] as const).map((s, i) => ({
-        name: s,
-        addresses: [hosts[s]],
-        initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-      })),
-      targetSets: [
-        {
-          number: 1,
-          family: 'ipv4',
-          algorithm: 'hash',
-          primary: { address: TSA, activeIpfe: 'A1' },
-          servers: [{ address: hosts.s1 }, { address: hosts.s2 }],
-        },
-      ],
-    });
-    for (const slot of ['a1', 'a2'] as const) {
-      topology.exec(slot, ['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
-      mkdirSync(join(dir, slot), { recursive: true });
-      writeFileSync(join(dir, slot, 'config.json'), JSON.stringify(buildDocument(1, config)));
-    }
-    for (const s of ['s1', 's2'] as const) {
-      startNamedServer(topology, s, hosts[s]);
-    }
+    prepareMates(topology, dir, { hosts, cidr: `${SUBNET}.0/24`, tsa: TSA, weights: [1, 1] });
     startAgent('a1');
     startAgent('a2');
     client = startKernelClient(topology);
@@ -136,11 +80,7 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
       'A2 answers on the TSA',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
     );
-    await until(
-      'the open connections answer through A1',
-      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
-      10_000,
-    );
+    await untilHeldAnswer(held, 'the open connections answer through A1');
   });
 
   it('gives the TSA back to A1 when its link returns, and the connections go on through A1', async () => {
@@ -154,11 +94,7 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
       'new connections through A1',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
     );
-    await until(
-      'the open connections answer through A1',
-      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
-      10_000,
-    );
+    await untilHeldAnswer(held, 'the open connections answer through A1');
   });
 
   it("moves the TSA to A2 when A1's agent is killed outright, and the open connections go on", async () => {
@@ -175,11 +111,7 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
     await until('A2 holds and answers on the TSA', async () => {
       return holdsTsa('a2') && (await client.ask(`tally ${TSA} 1`)).none === undefined;
     });
-    await until(
-      'the open connections answer through A2',
-      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
-      10_000,
-    );
+    await untilHeldAnswer(held, 'the open connections answer through A2');
   });
 
   it('takes the TSA back when A1 is restarted, and the connections go on through A1', async () => {
@@ -194,10 +126,6 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
       'new connections through A1',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
     );
-    await until(
-      'the open connections answer through A1',
-      async () => JSON.stringify(await client.ask('alive')) === JSON.stringify(held),
-      10_000,
-    );
+    await untilHeldAnswer(held, 'the open connections answer through A1');
   });
 });

@@ -1,18 +1,10 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configurationShape } from '@ipfe/schema';
-import { buildDocument } from '@ipfe/schema/digest';
-import {
-  netnsAvailable,
-  repoRoot as root,
-  startKernelClient,
-  startNamedServer,
-  Topology,
-  until,
-} from './netns-topology.ts';
+import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
+import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
 
 /**
  * The kernel data path for an IPv6 Target Set, with IPv6 mates: ip6 DNAT by the weights, the
@@ -38,25 +30,8 @@ let client: { ask(line: string): Promise<Record<string, number>> };
 let held: Record<string, number> = {};
 
 function startAgent(slot: 'a1' | 'a2'): ChildProcess {
-  return topology.run(
-    slot,
-    [
-      process.execPath,
-      join(root, 'apps/agent/bin/ipfe-agent.js'),
-      '--slot',
-      slot.toUpperCase(),
-      '--control',
-      `[${hosts[slot]}]:8701`,
-      '--state-dir',
-      join(dir, slot),
-      '--dataplane',
-      'kernel',
-      '--manage-addresses',
-      'eth0',
-      '--sync-conntrack',
-    ],
-    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-  );
+  const options = { control: `[${hosts[slot]}]:8701`, stateDir: join(dir, slot), token: TOKEN };
+  return startKernelAgent(topology, slot, { ...options, sync: true });
 }
 
 const holdsTsa = (slot: 'a1' | 'a2') =>
@@ -71,18 +46,8 @@ function neighbourOfTsa(host: 'client' | 's1' | 's2') {
   return { mac: /lladdr (\S+)/.exec(line)?.[1], state: line.trim().split(/\s+/).at(-1) };
 }
 
-async function untilMateKnows(slot: 'a1' | 'a2', connections: number) {
-  await until(`${slot.toUpperCase()} knows the connections`, () => {
-    const cache = topology.exec(slot, [
-      'conntrackd',
-      '-C',
-      join(dir, slot, 'conntrackd.conf'),
-      '-s',
-      'cache',
-    ]).stdout;
-    return Number(/cache:external\s+active objects:\s+(\d+)/.exec(cache)?.[1] ?? 0) >= connections;
-  });
-}
+const untilMateKnows = (slot: 'a1' | 'a2', connections: number) =>
+  untilExternalCacheHolds(topology, slot, join(dir, slot), connections);
 
 const share = (tally: Record<string, number>, name: string) =>
   (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
@@ -90,38 +55,7 @@ const share = (tally: Record<string, number>, name: string) =>
 describe.skipIf(!available)('the kernel data path for an IPv6 Target Set', () => {
   beforeAll(async () => {
     topology.build();
-    const config = configurationShape.parse({
-      options: {
-        ipfe: { A1: { address: hosts.a1 }, A2: { address: hosts.a2 } },
-        mateIntervalMs: 100,
-        mateTimeoutMs: 600,
-        connectTimeoutS: 2,
-      },
-      xsiNetworks: [{ name: 'xsi', cidr: `${PREFIX}:/64` }],
-      appServers: (['s1', 's2'] as const).map((s, i) => ({
-        name: s,
-        addresses: [hosts[s]],
-        initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-      })),
-      targetSets: [
-        {
-          number: 1,
-          family: 'ipv6',
-          algorithm: 'hash',
-          primary: { address: TSA, activeIpfe: 'A1' },
-          servers: [
-            { address: hosts.s1, weight: 1 },
-            { address: hosts.s2, weight: 3 },
-          ],
-        },
-      ],
-    });
-    for (const slot of ['a1', 'a2'] as const) {
-      topology.exec(slot, ['sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1']);
-      mkdirSync(join(dir, slot), { recursive: true });
-      writeFileSync(join(dir, slot, 'config.json'), JSON.stringify(buildDocument(1, config)));
-    }
-    for (const s of ['s1', 's2'] as const) startNamedServer(topology, s, hosts[s]);
+    prepareMates(topology, dir, { hosts, cidr: `${PREFIX}:/64`, tsa: TSA, weights: [1, 3] });
     startAgent('a1');
     startAgent('a2');
     client = startKernelClient(topology);

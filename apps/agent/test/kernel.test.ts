@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
+import { startKernelAgent } from './kernel-agents.ts';
 import {
   netnsAvailable,
-  repoRoot as root,
   startKernelClient,
   startNamedServer,
   Topology,
@@ -65,24 +65,8 @@ function config(
 }
 
 function startAgent() {
-  agent = topology.run(
-    'a1',
-    [
-      process.execPath,
-      join(root, 'apps/agent/bin/ipfe-agent.js'),
-      '--slot',
-      'A1',
-      '--control',
-      `${hosts.a1}:8701`,
-      '--state-dir',
-      join(dir, 'a1'),
-      '--dataplane',
-      'kernel',
-      '--manage-addresses',
-      'eth0',
-    ],
-    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-  );
+  const options = { control: `${hosts.a1}:8701`, stateDir: join(dir, 'a1'), token: TOKEN };
+  agent = startKernelAgent(topology, 'a1', { ...options, sync: false });
 }
 
 let revision = 1;
