@@ -56,6 +56,8 @@ type SlotView = {
   desiredRevision: number | null;
   rejected: { error: string } | null;
   owned: { tsa: string }[];
+  dataplane: string | null;
+  connections: number | null;
 };
 const ipfe = async () =>
   (await admin.get('/api/ipfe')).json() as { latestRevision: number; items: SlotView[] };
@@ -123,6 +125,8 @@ describe('pushing revisions to the agents', () => {
     });
     expect(ts.owner).toBe('A1');
     expect(ts.activeBindings).toEqual({ available: 3, total: 3 });
+    // How each agent forwards, as it reports it: these run the user-space path.
+    expect(await slotView('A1')).toMatchObject({ dataplane: 'userspace', connections: 0 });
   });
 
   it('keeps committing while an agent is down, and the agent gets the latest revision when it is back', async () => {

@@ -17,6 +17,8 @@ const slotView = z.object({
     z.object({ tsa: z.string(), targetSet: z.number(), role: z.enum(['active', 'standby']) }),
   ),
   mateAlive: z.boolean().nullable(),
+  dataplane: z.string().nullable(),
+  connections: z.number().nullable(),
   alarms: z.array(
     z.object({ code: z.number(), name: z.string(), severity: z.string(), text: z.string() }),
   ),

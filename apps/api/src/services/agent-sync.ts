@@ -56,6 +56,9 @@ export interface SlotView {
   lastContact: string | null;
   owned: AgentStatus['owned'];
   mateAlive: boolean | null;
+  /** The agent's data path ("userspace" or "kernel") and its open connections, as it reports. */
+  dataplane: string | null;
+  connections: number | null;
 }
 
 /**
@@ -360,6 +363,8 @@ export class AgentSync {
         lastContact: node ? r.lastContact : null,
         owned: slot.status?.owned ?? [],
         mateAlive: slot.status?.mate.alive ?? null,
+        dataplane: slot.status?.dataplane ?? null,
+        connections: slot.status?.connections ?? null,
       };
     });
   }

@@ -90,6 +90,8 @@ export function ipfeSlot(
     lastContact: configured ? new Date().toISOString() : null,
     owned: [],
     mateAlive: configured ? true : null,
+    dataplane: configured ? 'userspace' : null,
+    connections: configured ? 0 : null,
     alarms: [],
     ...change,
   };

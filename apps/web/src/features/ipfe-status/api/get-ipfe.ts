@@ -28,6 +28,9 @@ export interface IpfeSlotView {
   lastContact: string | null;
   owned: { tsa: string; targetSet: number; role: 'active' | 'standby' }[];
   mateAlive: boolean | null;
+  /** The agent's data path ("userspace" or "kernel") and open connections; null before it reports. */
+  dataplane: string | null;
+  connections: number | null;
   alarms: SlotAlarm[];
 }
 

@@ -10,7 +10,7 @@ describe('IpfeTable', () => {
   it('shows each IPFE’s sync state in words, its last contact and what it serves', () => {
     const now = Date.parse('2026-01-01T00:00:10.000Z');
     const view = ipfeView({
-      A1: { lastContact: '2026-01-01T00:00:08.000Z' },
+      A1: { lastContact: '2026-01-01T00:00:08.000Z', dataplane: 'kernel', connections: 1234 },
       A2: {
         state: 'rejected',
         desiredRevision: 13,
@@ -25,11 +25,14 @@ describe('IpfeTable', () => {
     expect(within(a1).getByText('2 s ago')).toHaveAttribute('datetime', '2026-01-01T00:00:08.000Z');
     expect(a1).toHaveTextContent('192.168.10.100 TS 1 (active)');
     expect(a1).toHaveTextContent('IPFE-A2 alive');
+    expect(a1).toHaveTextContent('kernel data path · 1,234 open connections');
     const a2 = rowOf('A2');
     expect(within(a2).getByText('rejected · r13')).toBeInTheDocument();
     expect(a2).toHaveTextContent('servers.0.weight: Weighting must be at most 65535 (runs r12)');
     expect(within(a2).getByText('IPFE-A1 silent')).toBeInTheDocument();
+    expect(a2).toHaveTextContent('user-space data path · 0 open connections');
     const b1 = rowOf('B1');
+    expect(b1).not.toHaveTextContent('data path'); // nothing reported: nothing claimed
     expect(within(b1).getByText('not configured')).toBeInTheDocument();
     expect(within(b1).getByRole('link', { name: 'Configure under Options' })).toHaveAttribute(
       'href',

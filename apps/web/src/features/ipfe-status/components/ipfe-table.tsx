@@ -4,9 +4,13 @@ import type { IpfeSlotView } from '../api/get-ipfe';
 import { syncOf } from './sync-state';
 
 const MATES = { A1: 'A2', A2: 'A1', B1: 'B2', B2: 'B1' } as const;
+const DATA_PATHS: Record<string, string> = {
+  kernel: 'kernel data path',
+  userspace: 'user-space data path',
+};
 
 /**
- * Per IPFE: where its agent listens, the push state of the configuration ("synced · r12",
+ * Per IPFE: where its agent listens and how it forwards (data path, open connections), the push state of the configuration ("synced · r12",
  * pending, rejected with the agent's message, unreachable), last contact, its mate, the TSAs it
  * serves now, and its active alarms.
  */
@@ -38,6 +42,12 @@ export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }
                   </code>
                 ) : (
                   <Link to="/options">Configure under Options</Link>
+                )}
+                {slot.dataplane && (
+                  <span className="sub">
+                    {DATA_PATHS[slot.dataplane] ?? slot.dataplane} ·{' '}
+                    {(slot.connections ?? 0).toLocaleString('en-US')} open connections
+                  </span>
                 )}
               </td>
               <td>
