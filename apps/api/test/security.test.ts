@@ -156,6 +156,38 @@ describe('headers and secrets', () => {
     expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
   });
 
+  it('sends the same security headers on every answer: reads, errors, unknown routes', async () => {
+    const expected = {
+      'content-security-policy':
+        "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;" +
+        "font-src 'self';connect-src 'self';object-src 'none';base-uri 'self';" +
+        "form-action 'self';frame-ancestors 'none'",
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-frame-options': 'SAMEORIGIN',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    };
+    const answers = [
+      await clients.viewer.get('/api/target-sets'),
+      await clients.viewer.get('/api/target-sets'), // the list's bytes, made once, sent again
+      await t.app.inject({ method: 'GET', url: '/api/options' }), // 401
+      await clients.viewer.post('/api/xsi-networks', { name: 'x', cidr: '10.9.0.0/24' }), // 403
+      await clients.viewer.get('/api/nothing-here'), // 404
+    ];
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 401, 403, 404]);
+    for (const answer of answers) {
+      expect(answer.headers).toMatchObject(expected);
+      expect(answer.headers['strict-transport-security']).toBeUndefined();
+      expect(answer.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
   it('never writes the agent token or a password to the log', async () => {
     // Pushes to the (absent) agents and polls have run with the token; logins with passwords.
     await new Promise((r) => setTimeout(r, 600));
