@@ -1,5 +1,18 @@
+import type { Session } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, cookieOf, login, startApp, type TestApp } from './helpers.ts';
+import { openDatabase } from '../src/plugins/db.ts';
+import { SqliteSessionStore } from '../src/repositories/session-store.ts';
+import {
+  addUser,
+  ADMIN_PASSWORD,
+  cookieOf,
+  leastLoadTargetSet,
+  login,
+  PASSWORD,
+  seedPrerequisites,
+  startApp,
+  type TestApp,
+} from './helpers.ts';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -148,5 +161,106 @@ describe('CSRF', () => {
       payload: { name: 'xsi1', cidr: '10.0.0.0/24' },
     });
     expect(response.statusCode).toBe(403);
+  });
+});
+
+describe('what another process writes to the file', () => {
+  // Another API process on the same file: its logout, user changes and deletions, and an expiry,
+  // count on the very next request here, however often the session was used before.
+  const fromAnotherProcess = (sql: string, ...params: unknown[]) => {
+    const db = openDatabase(t.databaseFile);
+    try {
+      db.prepare(sql).run(...params);
+    } finally {
+      db.close();
+    }
+  };
+
+  it('ends a session there logged out, expired, of a user deleted or with a new password', async () => {
+    const changes: [string, (name: string) => void][] = [
+      ['logout', () => fromAnotherProcess('DELETE FROM sessions')],
+      ['expiry', () => fromAnotherProcess('UPDATE sessions SET expires_at = ?', Date.now() - 1)],
+      ['deletion', (name) => fromAnotherProcess('DELETE FROM users WHERE name = ?', name)],
+      [
+        'new password',
+        (name) =>
+          fromAnotherProcess(
+            'UPDATE users SET session_epoch = session_epoch + 1 WHERE name = ?',
+            name,
+          ),
+      ],
+    ];
+    for (const [what, change] of changes) {
+      const name = `user-${what.replace(' ', '-')}`;
+      await addUser(t.app, name, 'operator');
+      const client = await login(t.app, name, PASSWORD);
+      for (let i = 0; i < 3; i++) expect((await client.get('/api/session')).statusCode).toBe(200);
+      change(name);
+      const after = await client.get('/api/session');
+      expect(after.statusCode, what).toBe(401);
+      expect((await client.get('/api/options')).statusCode, what).toBe(401);
+      fromAnotherProcess('DELETE FROM sessions');
+    }
+  });
+
+  it('takes a role changed there into effect on the next request', async () => {
+    const admin = await login(t.app);
+    await seedPrerequisites(admin);
+    await addUser(t.app, 'otto', 'operator');
+    const otto = await login(t.app, 'otto', PASSWORD);
+    expect((await otto.get('/api/session')).json().user.role).toBe('operator');
+    fromAnotherProcess("UPDATE users SET role = 'viewer' WHERE name = 'otto'");
+    expect((await otto.get('/api/session')).json().user.role).toBe('viewer');
+    const refused = await otto.post('/api/target-sets', leastLoadTargetSet());
+    expect(refused.statusCode).toBe(403);
+    fromAnotherProcess("UPDATE users SET role = 'operator' WHERE name = 'otto'");
+    expect((await otto.post('/api/target-sets', leastLoadTargetSet())).statusCode).toBe(201);
+  });
+});
+
+describe('the user read with the session', () => {
+  it('is the user of each request, many sessions at once', async () => {
+    await addUser(t.app, 'vera', 'viewer');
+    await addUser(t.app, 'otto', 'operator');
+    const clients = [
+      await login(t.app),
+      await login(t.app, 'vera', PASSWORD),
+      await login(t.app, 'otto', PASSWORD),
+    ];
+    const names = ['admin', 'vera', 'otto'];
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => clients[i % 3]!.get('/api/session')),
+    );
+    expect(answers.map((a) => a.json().user.name)).toEqual(
+      Array.from({ length: 60 }, (_, i) => names[i % 3]),
+    );
+  });
+
+  it('is handed over once, and only for the session it was read with', async () => {
+    const client = await login(t.app);
+    const store = new SqliteSessionStore(t.app.db);
+    const id = t.app.db.prepare('SELECT id FROM sessions').pluck().get() as string;
+    const get = (sessionId: string) =>
+      new Promise<Session | null | undefined>((resolve, reject) =>
+        store.get(sessionId, (err, session) => (err ? reject(err) : resolve(session))),
+      );
+
+    expect((await get(id))?.username).toBe('admin');
+    expect(store.takeUser('another-session')).toBeUndefined();
+    expect(store.takeUser(id)).toBeUndefined(); // a look at another session's took it
+
+    await get(id);
+    expect(store.takeUser(id)).toMatchObject({ name: 'admin', role: 'admin', sessionEpoch: 0 });
+    expect(store.takeUser(id)).toBeUndefined(); // taken
+
+    await get(id);
+    expect(await get('no-such-session')).toBeNull();
+    expect(store.takeUser(id)).toBeUndefined(); // the last read was of another session
+
+    await addUser(t.app, 'root2', 'admin');
+    t.app.usersRepository.delete('admin');
+    expect((await get(id))?.username).toBe('admin');
+    expect(store.takeUser(id)).toBeNull(); // read with it: no such user
+    expect((await client.get('/api/session')).statusCode).toBe(401);
   });
 });

@@ -7,6 +7,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../http/errors.ts';
 import type { Role, UserRecord } from '../repositories/users-repository.ts';
 import { SqliteSessionStore } from '../repositories/session-store.ts';
+import { RememberingSigner } from '../http/remembering-signer.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/passwords.ts';
 
 declare module 'fastify' {
@@ -67,10 +68,15 @@ function rateLimited(res: unknown, what: string): ApiError {
 export default fp(
   async (app, opts: AuthOptions) => {
     await app.register(fastifyCookie);
+    const store = new SqliteSessionStore(app.db);
+    if (opts.sessionSecret.length < 32)
+      throw new Error('the session secret must have 32 characters or more');
     await app.register(fastifySession, {
-      secret: opts.sessionSecret,
+      // The cookie's HMAC, checked on every request and made again when the session is restored,
+      // computed once per session cookie.
+      secret: new RememberingSigner(opts.sessionSecret),
       cookieName: SESSION_COOKIE,
-      store: new SqliteSessionStore(app.db),
+      store,
       saveUninitialized: false,
       // An absolute lifetime: renewing the session on every request would cost a write (and an
       // fsync) per request, and would keep a polling tab logged in forever.
@@ -123,7 +129,12 @@ export default fp(
     app.addHook('onRequest', async (request) => {
       const username = request.session.get('username');
       if (username) {
-        const user = app.usersRepository.find(username);
+        // The user as read with the session (one statement), else read now.
+        const read = store.takeUser(request.session.sessionId);
+        const user =
+          read !== undefined && (read === null || read.name === username)
+            ? read
+            : app.usersRepository.find(username);
         if (user && user.sessionEpoch === request.session.get('epoch')) request.user = user;
       }
       // The GUI's files and the API documentation are public; everything else under /api/ is not.

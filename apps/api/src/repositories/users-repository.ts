@@ -18,7 +18,7 @@ export interface UserRecord extends User {
   sessionEpoch: number;
 }
 
-interface UserRow {
+export interface UserRow {
   name: string;
   role: Role;
   password_hash: string;
@@ -27,7 +27,7 @@ interface UserRow {
   updated_at: string;
 }
 
-const recordOf = (row: UserRow): UserRecord => ({
+export const recordOf = (row: UserRow): UserRecord => ({
   name: row.name,
   role: row.role,
   passwordHash: row.password_hash,
