@@ -293,4 +293,37 @@ describe('ListAnswer', () => {
     expect(new ListAnswer(withWarnings).body().toString()).toBe(reference(withWarnings));
     expect(new ListAnswer([]).body().toString()).toBe('{"items":[]}');
   });
+
+  it('answers live fields changed in place, renamed, reordered or made objects at once', () => {
+    const entries = [
+      { item: 1, view: { name: 'a' }, warnings: [] },
+      { item: 2, view: { name: 'b' }, warnings: [{ path: 'x', message: 'm' }] },
+    ];
+    const list = new ListAnswer(entries);
+    // One object, changed in place between requests, as a careless live source might.
+    const shared: Record<string, unknown> = { owner: 'A1', n: 1 };
+    const live = (item: number) => (item === 1 ? shared : { owner: null });
+    const steps = [
+      () => {},
+      () => (shared.owner = 'A2'),
+      () => (shared.n = 2),
+      () => (shared.n = '2'),
+      () => (shared.n = null),
+      () => (shared.n = { available: 1, total: 3 }),
+      () => ((shared.n as { available: number }).available = 2),
+      () => (shared.n = 0),
+      () => (shared.n = -0),
+      () => (shared.n = Number.NaN),
+      () => (shared.n = undefined),
+      () => delete shared.owner,
+      () => (shared.owner = 'A1'), // the same names and values, in another order
+      () => (shared.extra = true),
+      () => delete shared.extra,
+    ];
+    for (const step of steps) {
+      step();
+      expect(list.body(live).toString()).toBe(reference(entries, live));
+      expect(list.body(live).toString()).toBe(reference(entries, live));
+    }
+  });
 });

@@ -74,6 +74,12 @@ export class ConfigRepository {
   private state: RevisionState | null = null;
   private readonly listeners: ((revision: RevisionInfo) => void)[] = [];
   private readonly latestStatement: Database.Statement<[], RevisionRow>;
+  /**
+   * What tells the latest revision apart, asked on every read: two columns rather than five (a
+   * `PRAGMA data_version` check would save about 0.7 µs more, but would have to be told of this
+   * connection's own commits; not worth a second way to miss one).
+   */
+  private readonly latestKey: Database.Statement<[], { number: number; sha256: string }>;
 
   /** Called after each commit, outside its transaction. */
   onCommit(listener: (revision: RevisionInfo) => void): void {
@@ -84,6 +90,9 @@ export class ConfigRepository {
     this.latestStatement = db.prepare<[], RevisionRow>(
       'SELECT number, author, created_at, summary, sha256 FROM revisions ORDER BY number DESC LIMIT 1',
     );
+    this.latestKey = db.prepare(
+      'SELECT number, sha256 FROM revisions ORDER BY number DESC LIMIT 1',
+    );
   }
 
   latestInfo(): RevisionInfo | null {
@@ -93,7 +102,7 @@ export class ConfigRepository {
 
   /** The state of the latest revision, read from the database only when a new one is there. */
   private latestState(): RevisionState {
-    const latest = this.latestStatement.get();
+    const latest = this.latestKey.get();
     const number = latest?.number ?? 0;
     const sha256 = latest?.sha256 ?? '';
     if (this.state?.number !== number || this.state.sha256 !== sha256) {
