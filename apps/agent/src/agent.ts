@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   Engine,
@@ -126,6 +126,7 @@ export class Agent {
         ? new KernelDataPlane({
             guard: this.#guard,
             bytes: this.counts.bytes,
+            hashSeed: hashSeedOf(options.token),
             slot: this.slot,
             log: this.log,
             status: () => this.#engine?.status(monotonic()) ?? null,
@@ -601,6 +602,11 @@ export class Agent {
     this.#guard?.dismiss();
     this.#monitor.close();
   }
+}
+
+/** A 32-bit hash seed both mates derive alike from the secret they share, unknown to clients. */
+function hashSeedOf(token: string): number {
+  return createHmac('sha256', token).update('ipfe kernel bucket hash').digest().readUInt32BE(0);
 }
 
 const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);

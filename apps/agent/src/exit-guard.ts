@@ -59,6 +59,10 @@ export class ExitGuard {
   }
 
   #undoLeftovers() {
+    // The guard of an agent killed a moment ago may still be running the list: let it finish, so
+    // that it cannot undo what this agent is about to take.
+    const deadline = Date.now() + 5000;
+    while (this.#previousGuardRuns() && Date.now() < deadline) sleepSync(50);
     let commands: unknown;
     try {
       commands = JSON.parse(readFileSync(this.#file, 'utf8'));
@@ -78,4 +82,15 @@ export class ExitGuard {
     }
     rmSync(this.#file, { force: true });
   }
+
+  #previousGuardRuns(): boolean {
+    const found = spawnSync('pgrep', ['-f', `ipfe-agent-guard.js ${this.#file}`], {
+      encoding: 'utf8',
+    });
+    return found.status === 0 && found.stdout.trim() !== '';
+  }
+}
+
+function sleepSync(ms: number) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

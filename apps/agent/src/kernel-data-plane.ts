@@ -25,6 +25,12 @@ export interface KernelDeps {
   now(): number;
   /** Bytes forwarded per TSA (in: client to server, out: back), kept up to date from nftables. */
   bytes?: Map<string, { in: number; out: number }>;
+  /**
+   * The seed of the bucket hash, the same on both mates (derived from their shared secret), so
+   * that both send a client's new connection to the same server: the kernel's default is a random
+   * seed per rule, and the mates' choices would differ for half the clients.
+   */
+  hashSeed: number;
   /** Removes the table should the agent die without a clean stop. */
   guard?: ExitGuard | null;
 }
@@ -181,7 +187,11 @@ export class KernelDataPlane implements DataPlane {
       'table',
       'inet',
       this.#table,
-    ]).catch(() => ({ stdout: '' }));
+    ]).catch((err: { stderr?: string }) => {
+      // The table is gone (someone deleted it): program it again at the next refresh.
+      if (this.#applied !== null && /No such file/i.test(err.stderr ?? '')) this.#applied = null;
+      return { stdout: '' };
+    });
     if (!stdout) return;
     let items: NftJson['nftables'];
     try {
@@ -252,7 +262,8 @@ export class KernelDataPlane implements DataPlane {
       );
       // A connection idle for Delete Age has lost its conntrack entry; its next packet would be
       // "new" mid-stream. Answer it with a reset: the connection closes, as §3.5 asks, instead of
-      // being picked up again.
+      // being picked up again. (So is a connection the mate carried and conntrackd did not
+      // deliver, after a takeover.)
       lines.push(
         `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new tcp flags & (fin | syn | rst | ack) != syn reject with tcp reset`,
       );
@@ -285,7 +296,7 @@ export class KernelDataPlane implements DataPlane {
         (position, bucket) => `${bucket} : ${eligible[position]!.address}`,
       ).join(', ');
       lines.push(
-        `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${size} map { ${map} }`,
+        `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${size} seed ${this.deps.hashSeed} map { ${map} }`,
       );
     }
     // Replies come back through the TSA itself, which moves with its connections on a failover.

@@ -34,6 +34,12 @@ function startAgent(slot: 'a1' | 'a2'): ChildProcess {
   return (agents[slot] = startKernelAgent(topology, slot, { ...options, sync: true }));
 }
 
+/** The seed of the bucket hash in a node's rules (while it serves the TSA). */
+const seedOf = (slot: 'a1' | 'a2') =>
+  / seed (0x[0-9a-f]+|\d+) /.exec(
+    topology.exec(slot, ['nft', 'list', 'chain', 'inet', `ipfe_${slot}`, 'to_servers']).stdout,
+  )?.[1];
+
 const holdsTsa = (slot: 'a1' | 'a2') =>
   topology.exec(slot, ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA);
 
@@ -71,6 +77,8 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
   });
 
   it('keeps the connections open through A1 working through A2 after A1 is cut off', async () => {
+    const seedOfA1 = seedOf('a1');
+    expect(seedOfA1).toBeDefined();
     const held = await client.ask(`hold ${TSA} 20`);
     expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
     // The mate has the connections in its external cache before the cut.
@@ -81,6 +89,8 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
     );
     await untilHeldAnswer(held, 'the open connections answer through A1');
+    // Both mates hash a client alike: the same bucket map and the same seed.
+    expect(seedOf('a2')).toBe(seedOfA1);
   });
 
   it('gives the TSA back to A1 when its link returns, and the connections go on through A1', async () => {

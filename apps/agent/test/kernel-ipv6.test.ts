@@ -76,7 +76,7 @@ describe.skipIf(!available)('the kernel data path for an IPv6 Target Set', () =>
 
   it('DNATs IPv6 connections (ip6 rules) to the servers by the weights (1/3)', async () => {
     const table = topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout;
-    expect(table).toMatch(/dnat ip6 to jhash ip6 saddr \. tcp sport mod \d+ map/);
+    expect(table).toMatch(/dnat ip6 to jhash ip6 saddr \. tcp sport mod \d+ seed 0x[0-9a-f]+ map/);
     expect(table).toContain(`ct original ip6 daddr ${TSA} snat ip6 to ${TSA}`);
     expect(table).toMatch(/ct timeout set "age_\d+_6"/);
     const tally = await client.ask(`tally ${TSA} 600`);

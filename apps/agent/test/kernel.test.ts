@@ -123,7 +123,7 @@ describe.skipIf(!available)('the kernel data path', () => {
 
   it('programs its own nftables table and forwards by the weights (1/2/1)', async () => {
     const table = topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).stdout;
-    expect(table).toMatch(/dnat ip to jhash ip saddr \. tcp sport mod 307 map/);
+    expect(table).toMatch(/dnat ip to jhash ip saddr \. tcp sport mod 307 seed 0x[0-9a-f]+ map/);
     expect(table).toMatch(/ct timeout set "age_600_4"/);
     const tally = await client.ask(`tally ${TSA} 600`);
     expect(tally.none).toBeUndefined();
@@ -155,6 +155,17 @@ describe.skipIf(!available)('the kernel data path', () => {
       async () => (await client.ask(`tally ${TSA} 3`)).none === undefined,
     );
     expect(await client.ask('alive')).toEqual(held); // the connections live in conntrack, not in the agent
+  });
+
+  it('programs its table again when someone deletes it, and forwards on', async () => {
+    const held = await client.ask('alive');
+    topology.exec('a1', ['nft', 'delete', 'table', 'inet', 'ipfe_a1']);
+    await until(
+      'the table back',
+      () => topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).status === 0,
+    );
+    expect((await client.ask(`tally ${TSA} 10`)).none).toBeUndefined();
+    expect(await client.ask('alive')).toEqual(held);
   });
 
   it('closes connections idle for Delete Age (ct timeout), and only those', async () => {
