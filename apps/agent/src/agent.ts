@@ -596,8 +596,17 @@ export class Agent {
     await this.#reconciling;
     this.#mateLink.close();
     this.#relay.close();
-    await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
-    await this.#addresses?.releaseAll();
+    if (this.#dataPlane.kind === 'kernel') {
+      // The address goes first: without the table, a packet to a TSA still on this node would
+      // reach the node's own stack, which resets its connection. (The mate or the restarted agent
+      // carries the connections on; conntrack keeps them.)
+      await this.#addresses?.releaseAll();
+      await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
+    } else {
+      // User space: the connections are this process's sockets on the TSA; they drain first.
+      await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
+      await this.#addresses?.releaseAll();
+    }
     await this.#conntrackSync?.stop();
     this.#guard?.dismiss();
     this.#monitor.close();

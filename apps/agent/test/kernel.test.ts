@@ -157,6 +157,21 @@ describe.skipIf(!available)('the kernel data path', () => {
     expect(await client.ask('alive')).toEqual(held); // the connections live in conntrack, not in the agent
   });
 
+  it('removes its address and table at a clean stop; open connections live on to the restart', async () => {
+    const held = await client.ask('alive');
+    const exited = new Promise((r) => agent.once('exit', r));
+    topology.kill(agent, 'SIGTERM');
+    await exited;
+    expect(topology.exec('a1', ['ip', 'addr', 'show', 'eth0']).stdout).not.toContain(TSA);
+    expect(topology.exec('a1', ['nft', 'list', 'table', 'inet', 'ipfe_a1']).status).not.toBe(0);
+    startAgent();
+    await until(
+      'the restarted agent forwards',
+      async () => (await client.ask(`tally ${TSA} 3`)).none === undefined,
+    );
+    expect(await client.ask('alive')).toEqual(held);
+  });
+
   it('programs its table again when someone deletes it, and forwards on', async () => {
     // Open connections are not promised to survive this: while the table is gone, a packet to the
     // TSA (still on the node) is delivered locally, and the node's own stack resets it.
