@@ -267,12 +267,10 @@ export class KernelDataPlane implements DataPlane {
       lines.push(
         `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new tcp flags & (fin | syn | rst | ack) != syn reject with tcp reset`,
       );
-      const secondary = ts.secondary?.address === l.tsa;
       const members = ts.servers.map((s) => {
         const state = live?.servers.find((x) => x.address === s.address);
-        const address = secondary ? (s.secondaryAddress ?? s.address) : s.address;
         return {
-          address,
+          address: serverAddressBehind(ts, s, l.tsa),
           weight: effectiveWeight(ts.algorithm, s.weight, state?.state, state?.load ?? null),
         };
       });
@@ -327,9 +325,7 @@ export class KernelDataPlane implements DataPlane {
     for (const pair of before ?? []) {
       if (this.#pairs.has(pair)) continue;
       const [tsa, server] = pair.split('|') as [string, string];
-      await run('conntrack', ['-D', '-p', 'tcp', '--orig-dst', tsa, '--reply-src', server]).catch(
-        () => undefined,
-      );
+      await deleteEntries(['--orig-dst', tsa, '--reply-src', server]);
       this.deps.log.info({ tsa, server }, 'conntrack entries the configuration removed deleted');
     }
   }
@@ -341,9 +337,7 @@ export class KernelDataPlane implements DataPlane {
         const before = this.#states.get(s.address);
         this.#states.set(s.address, s.state);
         if (before !== undefined && before !== s.state && DELETES_EXISTING.has(s.state)) {
-          await run('conntrack', ['-D', '-p', 'tcp', '--reply-src', s.address]).catch(
-            () => undefined,
-          );
+          await deleteEntries(['--reply-src', s.address]);
           this.deps.log.info(
             { server: s.address, state: s.state },
             'conntrack entries of the server deleted',
@@ -384,12 +378,29 @@ function forwardedPairs(document: ConfigDocument): Set<string> {
   const pairs = new Set<string>();
   for (const ts of document.config.targetSets) {
     if (ts.disabled) continue;
-    for (const s of ts.servers) {
-      pairs.add(`${ts.primary.address}|${s.address}`);
-      if (ts.secondary) pairs.add(`${ts.secondary.address}|${s.secondaryAddress ?? s.address}`);
+    for (const tsa of [ts.primary.address, ts.secondary?.address]) {
+      if (tsa) for (const s of ts.servers) pairs.add(`${tsa}|${serverAddressBehind(ts, s, tsa)}`);
     }
   }
   return pairs;
+}
+
+type TargetSetConfig = ConfigDocument['config']['targetSets'][number];
+
+/** The address of a server behind one of its Target Set's TSAs: the secondary TSA's own, if any. */
+function serverAddressBehind(
+  ts: TargetSetConfig,
+  server: TargetSetConfig['servers'][number],
+  tsa: string,
+): string {
+  return ts.secondary?.address === tsa
+    ? (server.secondaryAddress ?? server.address)
+    : server.address;
+}
+
+/** Deletes the TCP conntrack entries matching these filters (none matching is not an error). */
+async function deleteEntries(filters: string[]) {
+  await run('conntrack', ['-D', '-p', 'tcp', ...filters]).catch(() => undefined);
 }
 
 /** The bucket weight of a server: 0 when it takes no new connections; Least Load scales by spare load. */
