@@ -11,6 +11,7 @@ import {
   isIpAddress,
   isUnusableUnicast,
   memberMatches,
+  formatHostPort,
   parseHostPort,
 } from './net.ts';
 
@@ -151,5 +152,18 @@ describe('parseHostPort', () => {
     'a b:80',
   ])('refuses %j', (text) => {
     expect(parseHostPort(text)).toBeNull();
+  });
+});
+
+describe('formatHostPort', () => {
+  it('brackets IPv6 addresses so the port cannot be read as part of them', () => {
+    expect(formatHostPort('fd00:1::101', 3869)).toBe('[fd00:1::101]:3869');
+    expect(formatHostPort('127.0.0.100', 3868)).toBe('127.0.0.100:3868');
+  });
+
+  it('is read back by parseHostPort', () => {
+    for (const host of ['fd00:1::101', '127.0.0.1', '::1']) {
+      expect(parseHostPort(formatHostPort(host, 80))).toEqual({ host, port: 80 });
+    }
   });
 });

@@ -104,3 +104,8 @@ export function parseHostPort(text: string): { host: string; port: number } | nu
   if (match[1] && !isIpAddress(host)) return null;
   return { host, port };
 }
+
+/** An address and a port as one endpoint: "127.0.0.1:3868", "[fd00:1::101]:3868" (RFC 3986). */
+export function formatHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
