@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   addressesOf,
@@ -81,6 +83,61 @@ describe('application server monitoring', () => {
       (await agent.status()).alarms.some((x) => x.code === 5001 && x.server === victim),
     );
     held.forEach((h) => h.socket.destroy());
+  });
+
+  it('keeps a hung server (it accepts the monitoring connection, sends nothing) offline with one 5001 until it heartbeats again', async () => {
+    await startServers();
+    const victim = a.servers[0]!;
+    const victimOf = async () => {
+      const status = await agent.status();
+      return {
+        state: status.targetSets[0]!.servers.find((s) => s.address === victim)?.state,
+        alarms: status.alarms.filter((x) => x.code === 5001 && x.server === victim),
+      };
+    };
+    await servers[0]!.reporter.close(); // its place is taken by a reporter process
+    await waitFor('in-process reporter gone', async () => (await victimOf()).state === 'offline');
+    const reporter = spawn(
+      process.execPath,
+      [
+        new URL('../../../packages/reporter/bin/ipfe-reporter.js', import.meta.url).pathname,
+        ...['--listen', `${victim}:9675`, '--mps-capacity', '1000'],
+        ...['--connection-capacity', '1000', '--interval-ms', '200'],
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      await waitFor('the reporter process heard', async () => {
+        const seen = await victimOf();
+        return seen.state === 'normal' && seen.alarms.length === 0;
+      });
+      reporter.kill('SIGSTOP');
+      await waitFor('server offline with 5001', async () => {
+        const seen = await victimOf();
+        return seen.state === 'offline' && seen.alarms.length === 1;
+      });
+      const first = await victimOf();
+      // connectTimeoutS 2 + connectTryIntervalS 1: more than three reconnects of the silent server
+      const until = Date.now() + 10_000;
+      while (Date.now() < until) {
+        const seen = await victimOf();
+        expect(seen.state).toBe('offline');
+        expect(seen.alarms.map((x) => x.raisedAt)).toEqual([first.alarms[0]!.raisedAt]);
+        await sleep(250);
+      }
+      const cleared = (await agent.status()).alarmHistory.filter(
+        (x) => x.code === 5001 && x.server === victim && x.raisedAt >= first.alarms[0]!.raisedAt,
+      );
+      expect(cleared).toEqual([]);
+      reporter.kill('SIGCONT');
+      await waitFor('server normal again, 5001 cleared', async () => {
+        const seen = await victimOf();
+        return seen.state === 'normal' && seen.alarms.length === 0;
+      });
+    } finally {
+      reporter.kill('SIGKILL');
+      if (reporter.exitCode === null && reporter.signalCode === null) await once(reporter, 'exit');
+    }
   });
 
   it('sends nothing new to a server that reports halting, and keeps its open connections', async () => {

@@ -211,6 +211,23 @@ describe('server states and connections', () => {
     expect(engine.status(2).targetSets[0]?.servers[0]?.state).toBe('initializing');
   });
 
+  it('keeps a silent server offline when its monitoring connection is accepted again', () => {
+    const { engine } = withConnections();
+    engine.heartbeat(Y, NORMAL, 2900);
+    engine.expire(3000); // X silent for connectTimeoutS
+    const stateOfX = (now: number) => engine.status(now).targetSets[0]?.servers[0]?.state;
+    expect(stateOfX(3000)).toBe('offline');
+    for (let t = 4000; t <= 20_000; t += 4000) {
+      engine.serverLost(X, t); // the agent drops the silent connection and connects again
+      engine.serverConnected(X, t + 1000);
+      engine.heartbeat(Y, NORMAL, t + 1000);
+      engine.expire(t + 2000);
+      expect(stateOfX(t + 2000)).toBe('offline');
+    }
+    engine.heartbeat(X, NORMAL, 21_000);
+    expect(stateOfX(21_000)).toBe('normal');
+  });
+
   it('keeps the connections of a halting server', () => {
     const { engine, on } = withConnections();
     engine.heartbeat(X, { ...NORMAL, state: 'halting' }, 2);

@@ -265,15 +265,18 @@ export class Engine {
   }
 
   /**
-   * The monitoring connection to a server is up (the server is "added"). With heartbeats the
-   * server is initializing until its first heartbeat: a server that connects again may have
-   * restarted, so its connections are closed (SPEC §3.1). With tcpConnectOnly it is normal.
+   * The monitoring connection to a server is up. With tcpConnectOnly the server is normal. With
+   * heartbeats only a heartbeat brings it back: an offline server that accepts the connection
+   * and stays silent (hung) stays offline, rather than flapping through initializing at every
+   * reconnect; any other server is initializing until its next heartbeat, and its connections
+   * are closed, for a server that connects again may have restarted (SPEC §3.1).
    */
   serverConnected(server: string, now: Millis): ClosedConnection[] {
     const s = this.#servers.get(server);
     const protocol = this.#options?.monitorProtocol;
     const closed: ClosedConnection[] = [];
     if (!s?.inUse || protocol === 'disabled') return closed;
+    if (protocol === 'heartbeat' && s.code === STATE_CODE.offline) return closed;
     s.lastHeard = now;
     const state = protocol === 'tcpConnectOnly' ? STATE_CODE.normal : STATE_CODE.initializing;
     this.#setState(s, state, now, closed);
