@@ -38,7 +38,7 @@ function run(args: string[], env: Record<string, string> = {}) {
       IPFE_SKIP_WEB_BUILD: '1',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -46,7 +46,7 @@ function run(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('npm start: the whole system on loopback', () => {
-  it('starts the OAM, two agents and three servers, seeds a sample, forwards, and stops cleanly on Ctrl-C', async () => {
+  it('starts the OAM, two agents and three servers, seeds a sample, forwards, outlives a stopped server, and stops cleanly on Ctrl-C', async () => {
     stack = run(['scripts/start-local.ts']);
     await waitFor('the credentials printed', async () =>
       output.includes('log in as admin with password'),
@@ -100,6 +100,28 @@ describe('npm start: the whole system on loopback', () => {
     expect(done).not.toBeNull();
     expect(Number(done![2])).toBeGreaterThan(30);
     expect(Number(done![3])).toBe(0);
+
+    // An operator kills one application server to see an outage: the rest keeps running.
+    const mp3 = Number(/mp3 started \(pid (\d+)\)/.exec(output)?.[1]);
+    const listens = `${LOCAL.servers[2]!.address}:${LOCAL.monitoringPort}`;
+    expect(readFileSync(`/proc/${mp3}/cmdline`, 'utf8').split('\0')).toContain(listens);
+    process.kill(mp3, 'SIGKILL');
+    await waitFor('mp3 reported stopped', async () => output.includes('mp3 stopped (SIGKILL)'));
+    await waitFor('the outage seen by the OAM', async () => {
+      const ts = (await get('/api/target-sets')) as {
+        items: { activeBindings: { available: number } | null }[];
+      };
+      return ts.items.every((t) => t.activeBindings?.available === 2);
+    });
+    expect(output).not.toContain('stopping everything');
+    expect(stack.exitCode).toBeNull();
+    stack.stdin!.write('start mp3\n');
+    await waitFor('mp3 back', async () => {
+      const ts = (await get('/api/target-sets')) as {
+        items: { activeBindings: { available: number } | null }[];
+      };
+      return ts.items.every((t) => t.activeBindings?.available === 3);
+    });
 
     stack.kill('SIGINT');
     const exit = await new Promise((resolve) => stack!.once('exit', resolve));

@@ -12,7 +12,9 @@ const dataDir = resolveDir(process.env.IPFE_DATA_DIR || 'data');
 const port = Number(process.env.PORT || LOCAL.oam.port);
 const host = process.env.HOST || LOCAL.oam.host;
 const oamUrl = `http://${host}:${port}`;
-const children: { name: string; child: ChildProcess }[] = [];
+/** The running parts; the stack ends when a critical one (the OAM, an agent) exits. */
+const children: { name: string; child: ChildProcess; critical: boolean }[] = [];
+const serverArgs = new Map<string, string[]>();
 let stopping = false;
 
 function resolveDir(dir: string) {
@@ -23,8 +25,15 @@ function log(line: string) {
   console.log(`[local] ${line}`);
 }
 
-/** Runs a part of the system as a Node child, its output prefixed with its name. */
-function run(name: string, nodeArgs: string[], env: Record<string, string> = {}) {
+/**
+ * Runs a part of the system as a Node child, its output prefixed with its name. An application
+ * server may stop (operators stop one to see an outage): that is reported and the rest runs on.
+ */
+function run(
+  name: string,
+  nodeArgs: string[],
+  { env = {}, critical = true }: { env?: Record<string, string>; critical?: boolean } = {},
+) {
   const child = spawn(process.execPath, nodeArgs, {
     cwd: root,
     env: { ...process.env, ...env },
@@ -33,14 +42,44 @@ function run(name: string, nodeArgs: string[], env: Record<string, string> = {})
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream! }).on('line', (line) => console.log(`[${name}] ${line}`));
   }
+  const entry = { name, child, critical };
   child.on('exit', (code, signal) => {
-    if (!stopping) {
+    children.splice(children.indexOf(entry), 1);
+    if (stopping) return;
+    if (critical) {
       log(`${name} stopped (${signal ?? code}); stopping everything`);
       void stop(1);
+    } else {
+      log(
+        `${name} stopped (${signal ?? code}); the rest keeps running. Type "start ${name}" to start it again`,
+      );
     }
   });
-  children.push({ name, child });
+  children.push(entry);
   return child;
+}
+
+function runServer(name: string) {
+  const child = run(name, serverArgs.get(name)!, { critical: false });
+  log(`${name} started (pid ${child.pid})`);
+}
+
+/** Lines typed into `npm start`: start or stop a sample application server. */
+function obey(line: string) {
+  const [verb, name = ''] = line.trim().split(/\s+/);
+  if (!verb) return;
+  const running = children.find((c) => c.name === name);
+  if ((verb === 'start' || verb === 'stop') && !serverArgs.has(name)) {
+    log(`no application server "${name}" here (${[...serverArgs.keys()].join(', ')})`);
+  } else if (verb === 'start') {
+    if (running) log(`${name} is running (pid ${running.child.pid})`);
+    else runServer(name);
+  } else if (verb === 'stop') {
+    if (running) running.child.kill('SIGTERM');
+    else log(`${name} is not running`);
+  } else {
+    log('commands: "stop NAME", "start NAME" (an application server); Ctrl-C stops everything');
+  }
 }
 
 function newestMtime(dir: string): number {
@@ -95,16 +134,14 @@ async function main() {
   ensureGui();
   // `--import tsx` runs the OAM in the child itself (no tsx wrapper process to orphan it).
   run('oam', ['--import', 'tsx', join(root, 'apps/api/src/server.ts')], {
-    IPFE_DATA_DIR: dataDir,
-    HOST: host,
-    PORT: String(port),
+    env: { IPFE_DATA_DIR: dataDir, HOST: host, PORT: String(port) },
   });
   await waitFor('the OAM', async () => (await fetch(`${oamUrl}/api/health`)).ok);
   await seedOnFirstRun(oamUrl, adminPassword(dataDir), sampleConfiguration(), log);
 
   const tokenFile = join(dataDir, 'agent-token');
   for (const server of LOCAL.servers) {
-    run(server.name, [
+    serverArgs.set(server.name, [
       join(root, 'packages/reporter/bin/ipfe-reporter.js'),
       '--listen',
       `${server.address}:${LOCAL.monitoringPort}`,
@@ -115,6 +152,7 @@ async function main() {
       '--echo',
       String(LOCAL.diameterPort),
     ]);
+    runServer(server.name);
   }
   for (const agent of LOCAL.agents) {
     const stateDir = join(dataDir, 'agents', agent.slot);
@@ -128,7 +166,7 @@ async function main() {
     ];
     if (!process.env.IPFE_AGENT_TOKEN) args.push('--token-file', tokenFile);
     run(`agent-${agent.slot}`, [join(root, 'apps/agent/bin/ipfe-agent.js'), ...args], {
-      LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+      env: { LOG_LEVEL: process.env.LOG_LEVEL || 'warn' },
     });
   }
 
@@ -143,6 +181,8 @@ async function main() {
     `sample TSAs: ${LOCAL.tsas.leastLoad}:${LOCAL.diameterPort} (Least Load), ${LOCAL.tsas.hash}:${LOCAL.diameterPort} (Hash)`,
   );
   log('traffic: `npm run demo:traffic` in another terminal; Ctrl-C stops everything');
+  log('an outage: type "stop mp3" here (or kill -STOP its pid), then "start mp3"');
+  createInterface({ input: process.stdin }).on('line', obey);
 }
 
 main().catch((err: unknown) => {
