@@ -9,6 +9,7 @@ import {
   type TsaRoles,
 } from '@ipfe/engine';
 import {
+  formatHostPort,
   MATE_OF,
   type AgentStatus,
   type ConfigDocument,
@@ -476,8 +477,8 @@ export class Agent {
       })),
       ...this.#dataPlane.bindFailures().map((f) => ({
         targetSet: f.targetSet,
-        server: `${f.tsa}:${f.port}`,
-        text: `Cannot listen on ${f.tsa}:${f.port} (${f.error})`,
+        server: formatHostPort(f.tsa, f.port),
+        text: `Cannot listen on ${formatHostPort(f.tsa, f.port)} (${f.error})`,
       })),
       ...sctpOnly.map((ts) => ({
         targetSet: ts.number,
@@ -552,7 +553,7 @@ export class Agent {
         targetSet: r.targetSet,
         role: r.active === this.slot ? ('active' as const) : ('standby' as const),
       })),
-      listening: this.#dataPlane.listening().map((l) => `${l.tsa}:${l.port}`),
+      listening: this.#dataPlane.listening().map((l) => formatHostPort(l.tsa, l.port)),
       connections: this.#dataPlane.connectionCount(),
       targetSets: (engineStatus?.targetSets ?? []).map((ts) => {
         const config = document?.config.targetSets.find((t) => t.number === ts.number);

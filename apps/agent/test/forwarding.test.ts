@@ -96,3 +96,36 @@ describe('forwarding with Hash', () => {
     expect(text).toMatch(/ipfe_bytes_total\{[^}]*direction="out"[^}]*\} [1-9]/);
   });
 });
+
+describe('alarms that name an endpoint', () => {
+  it('writes an IPv6 TSA and its port as [address]:port in the 5002 it raises', async () => {
+    const v6 = 'fd00:31::100'; // on no interface of this host: the listener cannot bind
+    const response = await agent.push(
+      documentOf(
+        2,
+        testConfig(NET, (c) => {
+          c.xsiNetworks.push({ name: 'xsi6', cidr: 'fd00:31::/64' });
+          c.appServers.push({
+            name: 'mp6',
+            addresses: ['fd00:31::1'],
+            initiatorPortRange: { start: 17920, end: 18431 },
+          });
+          c.targetSets.push({
+            ...c.targetSets[0]!,
+            number: 2,
+            family: 'ipv6',
+            primary: { address: v6, activeIpfe: 'A1' },
+            servers: [{ ...c.targetSets[0]!.servers[0]!, address: 'fd00:31::1' }],
+          });
+        }),
+      ),
+    );
+    expect(response.status).toBe(200);
+    await waitFor('alarm 5002 for the IPv6 listener', async () =>
+      (await agent.status()).alarms.some((x) => x.code === 5002 && x.targetSet === 2),
+    );
+    const alarm = (await agent.status()).alarms.find((x) => x.code === 5002 && x.targetSet === 2)!;
+    expect(alarm.server).toBe(`[${v6}]:3868`);
+    expect(alarm.text).toMatch(new RegExp(`^Cannot listen on \\[${v6}\\]:3868 \\(`));
+  });
+});
