@@ -81,6 +81,29 @@ describe('POST /api/target-sets', () => {
     expect(response.json().leastLoad).toMatchObject({ mpsFactor: 33, connectionCountFactor: 67 });
   });
 
+  it('keeps a Hash Target Set’s Fm/Fc as typed, 0/0 included: the pair rule is Least Load’s', async () => {
+    const response = await admin.post(
+      '/api/target-sets',
+      leastLoadTargetSet({
+        algorithm: 'hash',
+        leastLoad: { mpsFactor: 0, connectionCountFactor: 0 },
+      }),
+    );
+    expect(response.statusCode).toBe(201);
+    expect(response.json().leastLoad).toMatchObject({ mpsFactor: 0, connectionCountFactor: 0 });
+    const edited = await admin.put(
+      '/api/target-sets/1',
+      leastLoadTargetSet({
+        number: 1,
+        algorithm: 'hash',
+        leastLoad: { mpsFactor: 1, connectionCountFactor: 2 },
+      }),
+      response.headers.etag as string,
+    );
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json().leastLoad).toMatchObject({ mpsFactor: 1, connectionCountFactor: 2 });
+  });
+
   it('refuses weight 70000 naming servers.0.weight, and changes nothing', async () => {
     await admin.post('/api/target-sets', leastLoadTargetSet());
     const before = snapshot(t.app);

@@ -6,7 +6,9 @@ import {
   chancePct,
   deriveConfiguration,
   normalizeFactors,
+  normalizeTargetSet,
   portRangeOfSlice,
+  savedFactors,
   standbyOf,
   underiveConfiguration,
 } from './derive.ts';
@@ -46,6 +48,25 @@ describe('normalizeFactors', () => {
       },
     ]);
     expect(normalizeFactors(0, 0)).toEqual({ mpsFactor: 0, connectionCountFactor: 0 });
+  });
+
+  it('normalizes the pair of a Least Load Target Set, and keeps a Hash one’s as typed', () => {
+    const ts = targetSetSchema.parse({
+      number: 1,
+      family: 'ipv4',
+      leastLoad: { mpsFactor: 1, connectionCountFactor: 2 },
+      primary: { address: '10.0.0.100' },
+      servers: [{ address: '10.0.0.11' }],
+    });
+    expect(normalizeTargetSet(ts).leastLoad).toMatchObject({
+      mpsFactor: 33,
+      connectionCountFactor: 67,
+    });
+    const hash = { ...ts, algorithm: 'hash' as const };
+    expect(normalizeTargetSet(hash).leastLoad).toMatchObject({
+      mpsFactor: 1,
+      connectionCountFactor: 2,
+    });
   });
 
   const factor = fc.integer({ min: FACTOR.min, max: FACTOR.max });
@@ -94,6 +115,24 @@ describe('normalizeFactors', () => {
       }),
     );
   });
+});
+
+describe('savedFactors', () => {
+  it.each([
+    ['leastLoad', 1, 2, { mpsFactor: 33, connectionCountFactor: 67 }],
+    ['hash', 1, 2, { mpsFactor: 1, connectionCountFactor: 2 }],
+    ['hash', 0, 0, { mpsFactor: 0, connectionCountFactor: 0 }],
+    ['leastLoad', 0, 0, null],
+    ['hash', 101, 0, null],
+    ['leastLoad', Number.NaN, 50, null],
+  ] as const)(
+    '%s with Fm %d / Fc %d keeps %o',
+    (algorithm, mpsFactor, connectionCountFactor, kept) => {
+      expect(savedFactors({ algorithm, leastLoad: { mpsFactor, connectionCountFactor } })).toEqual(
+        kept,
+      );
+    },
+  );
 });
 
 describe('standbyOf', () => {

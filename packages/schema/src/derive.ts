@@ -4,6 +4,8 @@ import { INITIATOR_PORTS, APP_SERVERS_MAX, MATE_OF, type IpfeSlot } from './limi
 import { portRangeSchema, type PortRange } from './network.ts';
 import type { Options } from './options.ts';
 import {
+  factorPairRefused,
+  leastLoadSchema,
   publicAddressSchema,
   secondaryAddressSchema,
   targetSetSchema,
@@ -15,7 +17,7 @@ import {
 /**
  * Fm and Fc scaled so that Fm + Fc = 100: Fm' = round-half-up(100·Fm / (Fm + Fc)), Fc' = 100 − Fm'.
  * Integer arithmetic, so 1/2 is 33/67 and 3/5 is 38/62 exactly. Fm = Fc = 0 is refused by the
- * schema; here it is returned unchanged.
+ * schema with Least Load; here it is returned unchanged.
  */
 export function normalizeFactors(mpsFactor: number, connectionCountFactor: number) {
   const sum = mpsFactor + connectionCountFactor;
@@ -24,9 +26,30 @@ export function normalizeFactors(mpsFactor: number, connectionCountFactor: numbe
   return { mpsFactor: normalizedMps, connectionCountFactor: 100 - normalizedMps };
 }
 
+/** Fm and Fc as a commit keeps them: normalized for Least Load, as typed for Hash (SPEC §2.5). */
 export function normalizeTargetSet(ts: TargetSet): TargetSet {
+  if (ts.algorithm !== 'leastLoad') return ts;
   const factors = normalizeFactors(ts.leastLoad.mpsFactor, ts.leastLoad.connectionCountFactor);
   return { ...ts, leastLoad: { ...ts.leastLoad, ...factors } };
+}
+
+const factorFields = leastLoadSchema.pick({ mpsFactor: true, connectionCountFactor: true });
+
+/**
+ * The Fm / Fc a save would keep, from values as a form holds them; null while the schema refuses
+ * them (out of range, or 0 / 0 with Least Load).
+ */
+export function savedFactors(ts: {
+  algorithm: TargetSet['algorithm'];
+  leastLoad: { mpsFactor: unknown; connectionCountFactor: unknown };
+}): { mpsFactor: number; connectionCountFactor: number } | null {
+  const parsed = factorFields.safeParse(ts.leastLoad);
+  if (!parsed.success) return null;
+  const leastLoad = parsed.data;
+  if (factorPairRefused({ algorithm: ts.algorithm, leastLoad })) return null;
+  return ts.algorithm === 'leastLoad'
+    ? normalizeFactors(leastLoad.mpsFactor, leastLoad.connectionCountFactor)
+    : leastLoad;
 }
 
 /** The Preferred Standby: the mate of the active slot when the mate is configured. */
@@ -62,7 +85,7 @@ export const derivedServerSchema = targetSetServerSchema.extend({
   chancePct: z.number().min(0).max(100),
 });
 
-export const derivedTargetSetSchema = targetSetSchema.extend({
+export const derivedTargetSetSchema = targetSetSchema.safeExtend({
   primary: publicAddressSchema.extend({ standbyIpfe: ipfeSlot('Standby IPFE').nullable() }),
   secondary: secondaryAddressSchema
     .extend({ standbyIpfe: ipfeSlot('Standby IPFE').nullable() })

@@ -13,6 +13,7 @@ import {
   WEIGHT,
 } from './limits.ts';
 import { leastLoadSchema, targetSetSchema } from './target-set.ts';
+import { MESSAGES } from './messages.ts';
 import { fieldErrorsOf, type FieldError } from './zod-issues.ts';
 
 /** The least an operator types on Insert: number, family, the TSA and the IP list addresses. */
@@ -275,6 +276,42 @@ describe('MPS Factor and Connection Count Factor', () => {
       {
         path: 'leastLoad.mpsFactor',
         message: 'MPS Factor and Connection Count Factor cannot both be 0',
+      },
+    ]);
+  });
+
+  it('says so beside the other fields’ issues', () => {
+    const input = withValue(
+      withValue(minimalTargetSet(), 'leastLoad', { mpsFactor: 0, connectionCountFactor: 0 }),
+      'primary.address',
+      'tsa',
+    );
+    expect(errorsOf(input)).toEqual([
+      { path: 'primary.address', message: 'Address must be an IPv4 or IPv6 address' },
+      { path: 'leastLoad.mpsFactor', message: MESSAGES.factorsBothZero },
+    ]);
+  });
+
+  it('with Hash, keeps 0 / 0 as typed: the pair rule is Least Load’s', () => {
+    const input = withValue(withValue(minimalTargetSet(), 'algorithm', 'hash'), 'leastLoad', {
+      mpsFactor: 0,
+      connectionCountFactor: 0,
+    });
+    expect(targetSetSchema.parse(input).leastLoad).toMatchObject({
+      mpsFactor: 0,
+      connectionCountFactor: 0,
+    });
+  });
+
+  it('with Hash, still checks the ranges', () => {
+    const input = withValue(withValue(minimalTargetSet(), 'algorithm', 'hash'), 'leastLoad', {
+      mpsFactor: 101,
+      connectionCountFactor: 0,
+    });
+    expect(errorsOf(input)).toEqual([
+      {
+        path: 'leastLoad.mpsFactor',
+        message: `MPS Factor must be a whole number from ${FACTOR.min} to ${FACTOR.max}`,
       },
     ]);
   });

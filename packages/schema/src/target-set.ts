@@ -19,24 +19,39 @@ import { MESSAGES } from './messages.ts';
 export const targetSetNumber = intInRange('Target Set number', TARGET_SET_NUMBER);
 export const ipfeSlot = (label: string) => choice(label, IPFE_SLOTS);
 
-export const leastLoadSchema = z
-  .strictObject({
-    mpsFactor: intInRange('MPS Factor', FACTOR).default(FACTOR.default),
-    connectionCountFactor: intInRange('Connection Count Factor', FACTOR).default(FACTOR.default),
-    allowedDeviation: intInRange('Allowed Deviation', ALLOWED_DEVIATION).default(
-      ALLOWED_DEVIATION.default,
-    ),
-    peerNodeAware: flag('Peer Node Aware Least Load').default(true),
-    peerNodeThreshold: intInRange(
-      'Peer Node Group Distribution Threshold',
-      PEER_NODE_THRESHOLD,
-    ).default(PEER_NODE_THRESHOLD.default),
-  })
-  .superRefine((ll, ctx) => {
-    if (ll.mpsFactor === 0 && ll.connectionCountFactor === 0) {
-      ctx.addIssue({ code: 'custom', path: ['mpsFactor'], message: MESSAGES.factorsBothZero });
-    }
-  });
+export const leastLoadSchema = z.strictObject({
+  mpsFactor: intInRange('MPS Factor', FACTOR).default(FACTOR.default),
+  connectionCountFactor: intInRange('Connection Count Factor', FACTOR).default(FACTOR.default),
+  allowedDeviation: intInRange('Allowed Deviation', ALLOWED_DEVIATION).default(
+    ALLOWED_DEVIATION.default,
+  ),
+  peerNodeAware: flag('Peer Node Aware Least Load').default(true),
+  peerNodeThreshold: intInRange(
+    'Peer Node Group Distribution Threshold',
+    PEER_NODE_THRESHOLD,
+  ).default(PEER_NODE_THRESHOLD.default),
+});
+
+/**
+ * SPEC §2.5: Least Load weighs load by Fm and Fc, so Fm = Fc = 0 leaves it nothing to weigh by.
+ * Hash does not use the factors: they are kept as typed, and only their ranges are checked.
+ */
+export const factorPairRefused = (ts: {
+  algorithm: (typeof ALGORITHMS)[number];
+  leastLoad: { mpsFactor: number; connectionCountFactor: number };
+}) =>
+  ts.algorithm === 'leastLoad' &&
+  ts.leastLoad.mpsFactor === 0 &&
+  ts.leastLoad.connectionCountFactor === 0;
+
+/** The issues that leave the pair rule nothing sound to look at (the root: not an object). */
+const FACTOR_PATHS: readonly PropertyKey[][] = [
+  [],
+  ['algorithm'],
+  ['leastLoad'],
+  ['leastLoad', 'mpsFactor'],
+  ['leastLoad', 'connectionCountFactor'],
+];
 
 const descriptionMessage = `Description must be at most ${DESCRIPTION_LENGTH.max} letters, digits, spaces, '-', '_' or '.'`;
 
@@ -61,8 +76,11 @@ export const secondaryAddressSchema = z.strictObject({
   activeIpfe: ipfeSlot('Active IPFE for secondary address'),
 });
 
-/** A Target Set as the Insert/Edit pages and the API take it; omitted fields take their defaults. */
-export const targetSetSchema = z.strictObject({
+/**
+ * A Target Set's fields without the rule between them: build a variant from this (`.extend`), then
+ * give it the rule with `withTargetSetRules`.
+ */
+export const targetSetFieldsSchema = z.strictObject({
   number: targetSetNumber,
   family: choice('Family', FAMILIES),
   protocols: choice('Protocols', PROTOCOLS).default('both'),
@@ -82,6 +100,26 @@ export const targetSetSchema = z.strictObject({
       error: `The Target Set IP List holds at most ${TARGET_SET_SERVERS.max} servers`,
     }),
 });
+
+/** The rule between a Target Set's fields (the Fm / Fc pair with Least Load), on a variant of it. */
+export const withTargetSetRules = <S extends z.ZodType<Parameters<typeof factorPairRefused>[0]>>(
+  schema: S,
+) =>
+  schema.refine((ts) => !factorPairRefused(ts), {
+    path: ['leastLoad', 'mpsFactor'],
+    message: MESSAGES.factorsBothZero,
+    // Said beside the other fields' issues, once the algorithm and both factors parse.
+    when: ({ issues }) =>
+      !issues.some((issue) =>
+        FACTOR_PATHS.some(
+          (p) =>
+            p.length === (issue.path ?? []).length && p.every((key, k) => key === issue.path![k]),
+        ),
+      ),
+  });
+
+/** A Target Set as the Insert/Edit pages and the API take it; omitted fields take their defaults. */
+export const targetSetSchema = withTargetSetRules(targetSetFieldsSchema);
 
 export type TargetSetInput = z.input<typeof targetSetSchema>;
 export type TargetSet = z.output<typeof targetSetSchema>;

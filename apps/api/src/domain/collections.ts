@@ -10,7 +10,8 @@ import {
   peerNodeGroupSchema,
   TARGET_SET_NUMBER,
   targetSetNumber,
-  targetSetSchema,
+  targetSetFieldsSchema,
+  withTargetSetRules,
   xsiNetworkSchema,
   APP_SERVERS_MAX,
   type AppServer,
@@ -122,7 +123,9 @@ export const peerNodeGroups: CollectionSpec<PeerNodeGroup, PeerNodeGroup> = {
 };
 
 /** On insert the number may be left out: the lowest unused one is taken. */
-export const targetSetInputSchema = targetSetSchema.extend({ number: targetSetNumber.optional() });
+export const targetSetInputSchema = withTargetSetRules(
+  targetSetFieldsSchema.extend({ number: targetSetNumber.optional() }),
+);
 type TargetSetBody = z.output<typeof targetSetInputSchema>;
 
 function lowestUnusedNumber(config: Configuration): number | null {
