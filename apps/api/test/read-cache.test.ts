@@ -175,8 +175,8 @@ describe('lists built once per revision', () => {
       expect((await targetSets(admin))[0]!.deleteAgeSeconds).toBe(700);
       await expectFreshLists(t.app, admin);
       // The latest revision replaced by another of the same number (a restored file, say).
-      db.prepare('DELETE FROM revisions WHERE number = ?').run(revision.number);
-      expect(setDeleteAge(800).revision.number).toBe(revision.number);
+      db.prepare('DELETE FROM revisions WHERE number = ?').run(revision!.number);
+      expect(setDeleteAge(800).revision?.number).toBe(revision!.number);
       expect((await targetSets(admin))[0]!.deleteAgeSeconds).toBe(800);
       await expectFreshLists(t.app, admin);
     } finally {

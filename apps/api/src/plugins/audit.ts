@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { REVISION_HEADER } from '../routes/collections.ts';
+import { REVISION_HEADER, UNCHANGED_HEADER } from '../http/commit-headers.ts';
 
 const CHANGES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
@@ -27,13 +27,15 @@ export default fp(
         request.user?.name ??
         (path === '/api/session' && typeof tried === 'string' ? tried.slice(0, 64) : null);
       const revision = reply.getHeader(REVISION_HEADER);
+      const unchanged = reply.getHeader(UNCHANGED_HEADER) !== undefined;
       app.auditRepository.record({
         user,
         address: request.ip,
         action,
         target: path,
         status: reply.statusCode,
-        detail: revision !== undefined ? `revision ${String(revision)}` : null,
+        detail:
+          revision !== undefined ? `revision ${String(revision)}` : unchanged ? 'no change' : null,
       });
     });
   },

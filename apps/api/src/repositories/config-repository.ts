@@ -169,13 +169,22 @@ export class ConfigRepository {
     return row ? (JSON.parse(row.document) as ConfigDocument) : null;
   }
 
-  /** Runs `change` on the latest configuration and stores its result as the next revision. */
-  commit<T>(author: string, change: (base: Configuration) => Change<T>) {
+  /**
+   * Runs `change` on the latest configuration and stores its result as the next revision. A
+   * result whose document is the running one (same digest) is no change: no revision is stored,
+   * no listener is told (nothing is pushed), and `revision` is null.
+   */
+  commit<T>(
+    author: string,
+    change: (base: Configuration) => Change<T>,
+  ): { revision: RevisionInfo | null; value: T } {
     const run = this.db.transaction(() => {
       const latest = this.latestInfo();
       const result = change(this.current());
       const number = (latest?.number ?? 0) + 1;
       const document = buildDocument(number, result.config);
+      const running = latest?.sha256 ?? buildDocument(0, emptyConfiguration()).sha256;
+      if (document.sha256 === running) return { revision: null, value: result.value };
       const createdAt = new Date().toISOString();
       this.db
         .prepare(
@@ -192,8 +201,9 @@ export class ConfigRepository {
       };
       return { revision, value: result.value };
     });
-    const result = run.immediate();
-    for (const listener of this.listeners) listener(result.revision);
+    const result: { revision: RevisionInfo | null; value: T } = run.immediate();
+    const { revision } = result;
+    if (revision) for (const listener of this.listeners) listener(revision);
     return result;
   }
 }

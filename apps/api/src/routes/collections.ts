@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { checkConfiguration, type Configuration } from '@ipfe/schema';
 import { ApiError, notFound } from '../http/errors.ts';
+import { commitHeaders } from '../http/commit-headers.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
 import { ListAnswer } from '../http/list-answer.ts';
 import {
@@ -15,7 +16,6 @@ import { validateDelete, validateEdit } from '../domain/validate-change.ts';
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-export const REVISION_HEADER = 'x-ipfe-revision';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** List, insert, read, edit and delete for every collection of the configuration. */
@@ -136,12 +136,13 @@ function registerCollection(
           value: { candidate, index, stored },
         };
       });
-      return reply
-        .code(201)
-        .header('etag', etagOf(value.stored))
-        .header('location', `${base}/${encodeURIComponent(keyOf(spec, value.stored))}`)
-        .header(REVISION_HEADER, String(revision.number))
-        .send(view(value.candidate, value.index));
+      return commitHeaders(
+        reply
+          .code(201)
+          .header('etag', etagOf(value.stored))
+          .header('location', `${base}/${encodeURIComponent(keyOf(spec, value.stored))}`),
+        revision,
+      ).send(view(value.candidate, value.index));
     },
   );
 
@@ -150,7 +151,7 @@ function registerCollection(
     {
       schema: {
         tags,
-        summary: `Edit a ${spec.noun} (If-Match required)`,
+        summary: `Edit a ${spec.noun} (If-Match required; no change: no revision, header x-ipfe-unchanged)`,
         params,
         body: spec.inputSchema,
         response: { 200: spec.viewSchema },
@@ -178,10 +179,9 @@ function registerCollection(
           value: { candidate, index, stored },
         };
       });
-      return reply
-        .header('etag', etagOf(value.stored))
-        .header(REVISION_HEADER, String(revision.number))
-        .send(view(value.candidate, value.index));
+      return commitHeaders(reply.header('etag', etagOf(value.stored)), revision).send(
+        view(value.candidate, value.index),
+      );
     },
   );
 
@@ -200,7 +200,7 @@ function registerCollection(
         validateDelete(config, candidate, Label(item));
         return { config: candidate, summary: `Delete ${label(item)}`, value: null };
       });
-      return reply.code(204).header(REVISION_HEADER, String(revision.number)).send();
+      return commitHeaders(reply.code(204), revision).send();
     },
   );
 }

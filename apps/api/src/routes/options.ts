@@ -9,7 +9,7 @@ import {
 import { validationError } from '../http/errors.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
 import { validateEdit } from '../domain/validate-change.ts';
-import { REVISION_HEADER } from './collections.ts';
+import { commitHeaders } from '../http/commit-headers.ts';
 
 /** An IPFE slot's address is read-only while a Target Set names the slot as its Active IPFE. */
 function activeSlotChanges(config: Configuration, next: Configuration['options']): FieldError[] {
@@ -58,7 +58,8 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Replace the options (If-Match required; omitted fields take their defaults)',
+        summary:
+          'Replace the options (If-Match required; omitted fields take their defaults; no change: no revision, header x-ipfe-unchanged)',
         body: optionsSchema,
         response: { 200: optionsSchema },
       },
@@ -72,10 +73,7 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
         validateEdit(config, candidate, 'options', 'ipfe');
         return { config: candidate, summary: 'Edit IPFE options', value: request.body };
       });
-      return reply
-        .header('etag', etagOf(value))
-        .header(REVISION_HEADER, String(revision.number))
-        .send(value);
+      return commitHeaders(reply.header('etag', etagOf(value)), revision).send(value);
     },
   );
 };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { checkConfiguration, errorsOf, underiveConfiguration } from '@ipfe/schema';
 import { notFound, validationError } from '../http/errors.ts';
 import { diffConfigs } from '../domain/diff.ts';
-import { REVISION_HEADER } from './collections.ts';
+import { commitHeaders } from '../http/commit-headers.ts';
 
 const revisionNumber = z.coerce
   .number({ error: 'A revision is a whole number' })
@@ -80,9 +80,10 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: "Commit an old revision's content as a new revision",
+        summary:
+          "Commit an old revision's content as a new revision (201); when it is the running configuration already, nothing is committed (200 with the running revision, header x-ipfe-unchanged)",
         params: z.object({ rev: revisionNumber }),
-        response: { 201: revisionInfo },
+        response: { 200: revisionInfo, 201: revisionInfo },
       },
     },
     async (request, reply) => {
@@ -101,7 +102,15 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: `Rollback to revision ${old.revision}`,
         value: null,
       }));
-      return reply.code(201).header(REVISION_HEADER, String(revision.number)).send(revision);
+      if (revision) return commitHeaders(reply.code(201), revision).send(revision);
+      const running = app.configRepository.latestInfo() ?? {
+        number: 0,
+        author: '',
+        createdAt: '',
+        summary: 'The empty configuration',
+        sha256: old.sha256,
+      };
+      return commitHeaders(reply.code(200), null).send(running);
     },
   );
 
