@@ -20,7 +20,14 @@ const slotView = z.object({
   dataplane: z.string().nullable(),
   connections: z.number().nullable(),
   alarms: z.array(
-    z.object({ code: z.number(), name: z.string(), severity: z.string(), text: z.string() }),
+    z.object({
+      code: z.number(),
+      name: z.string(),
+      severity: z.string(),
+      targetSet: z.number().nullable(),
+      server: z.string().nullable(),
+      text: z.string(),
+    }),
   ),
 });
 
@@ -57,7 +64,14 @@ const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
           ...slot,
           alarms: active
             .filter((a) => a.slot === slot.slot)
-            .map(({ code, name, severity, text }) => ({ code, name, severity, text })),
+            .map(({ code, name, severity, targetSet, server, text }) => ({
+              code,
+              name,
+              severity,
+              targetSet,
+              server,
+              text,
+            })),
         })),
       };
     },

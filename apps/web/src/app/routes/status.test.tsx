@@ -48,7 +48,14 @@ describe('the Status & Manage page', () => {
           owned: [{ tsa: '192.168.10.100', targetSet: 1, role: 'standby' }],
           mateAlive: false,
           alarms: [
-            { code: 5012, name: 'Mate Heartbeat Timeout', severity: 'major', text: 'No beacon' },
+            {
+              code: 5012,
+              name: 'Mate Heartbeat Timeout',
+              severity: 'major',
+              targetSet: null,
+              server: null,
+              text: 'No beacon',
+            },
           ],
         },
       }),

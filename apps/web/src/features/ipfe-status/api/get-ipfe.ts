@@ -12,6 +12,9 @@ export interface SlotAlarm {
   code: number;
   name: string;
   severity: string;
+  /** What the alarm is on (null when it is on the IPFE as a whole). */
+  targetSet: number | null;
+  server: string | null;
   text: string;
 }
 

@@ -49,4 +49,58 @@ describe('IpfeTable', () => {
     expect(rowOf('A1')).toHaveTextContent('unreachableECONNREFUSED; retrying r13 (runs r12)');
     expect(rowOf('A2')).toHaveTextContent('pending · r13runs no configuration from this OAM');
   });
+
+  it('writes an IPv6 agent address in brackets before its port', () => {
+    const view = ipfeView({ A2: { address: 'fd00:1::12', agentPort: 8701 } });
+    renderWithRouter(<IpfeTable slots={view.items} now={Date.now()} />);
+    expect(within(rowOf('A2')).getByText('[fd00:1::12]:8701')).toBeInTheDocument();
+    expect(within(rowOf('A1')).getByText('10.0.0.1:8701')).toBeInTheDocument();
+  });
+
+  it('folds identical alarms into one line that says what they are on', () => {
+    const offline = (targetSet: number, server: string) => ({
+      code: 5001,
+      name: 'Backend Unavailable',
+      severity: 'major',
+      targetSet,
+      server,
+      text: `Application server ${server} is offline`,
+    });
+    const view = ipfeView({
+      A1: {
+        alarms: [
+          offline(1, '127.0.1.1'),
+          offline(1, '127.0.1.2'),
+          offline(2, '127.0.1.1'),
+          offline(2, '127.0.1.2'),
+          offline(2, '127.0.1.3'),
+          ...[1, 2].map((n) => ({
+            code: 5009,
+            name: 'No Available Servers in Target Set',
+            severity: 'critical',
+            targetSet: n,
+            server: null,
+            text: `No server of Target Set ${n} can take new connections`,
+          })),
+          {
+            code: 5012,
+            name: 'Mate Heartbeat Timeout',
+            severity: 'major',
+            targetSet: null,
+            server: null,
+            text: 'No beacon from IPFE A2 for 3000 ms',
+          },
+        ],
+      },
+    });
+    renderWithRouter(<IpfeTable slots={view.items} now={Date.now()} />);
+    const lines = within(rowOf('A1'))
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+    expect(lines).toEqual([
+      'critical 5009 No Available Servers in Target Set ×2 on TS 1, 2',
+      'major 5001 Backend Unavailable ×5 on 127.0.1.1, 127.0.1.2 (TS 1, 2); 127.0.1.3 (TS 2)',
+      'major 5012 Mate Heartbeat Timeout',
+    ]);
+  });
 });

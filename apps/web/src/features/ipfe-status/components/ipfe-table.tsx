@@ -1,6 +1,8 @@
+import { formatHostPort } from '@ipfe/schema';
 import { Link } from 'react-router';
 import { ago, clock } from '@/lib/time';
 import type { IpfeSlotView } from '../api/get-ipfe';
+import { groupAlarms } from './alarm-groups';
 import { syncOf } from './sync-state';
 
 const MATES = { A1: 'A2', A2: 'A1', B1: 'B2', B2: 'B1' } as const;
@@ -12,7 +14,7 @@ const DATA_PATHS: Record<string, string> = {
 /**
  * Per IPFE: where its agent listens and how it forwards (data path, open connections), the push state of the configuration ("synced · r12",
  * pending, rejected with the agent's message, unreachable), last contact, its mate, the TSAs it
- * serves now, and its active alarms.
+ * serves now, and its active alarms folded by code, each with what it is on.
  */
 export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }) {
   return (
@@ -36,10 +38,8 @@ export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }
             <tr key={slot.slot} id={`ipfe-${slot.slot}`} className={`row-${sync.tone}`}>
               <th scope="row">IPFE-{slot.slot}</th>
               <td>
-                {slot.configured ? (
-                  <code>
-                    {slot.address}:{slot.agentPort}
-                  </code>
+                {slot.configured && slot.address !== null && slot.agentPort !== null ? (
+                  <code>{formatHostPort(slot.address, slot.agentPort)}</code>
                 ) : (
                   <Link to="/options">Configure under Options</Link>
                 )}
@@ -86,11 +86,13 @@ export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }
                 {slot.alarms.length === 0 ? (
                   '—'
                 ) : (
-                  <ul className="plain-list">
-                    {slot.alarms.map((a, i) => (
-                      <li key={`${a.code}-${i}`}>
-                        <span className={`sev sev-${a.severity}`}>{a.severity}</span> {a.code}{' '}
-                        {a.name}
+                  <ul className="plain-list alarm-groups">
+                    {groupAlarms(slot.alarms).map((g) => (
+                      <li key={g.code}>
+                        <span className={`sev sev-${g.severity}`}>{g.severity}</span> {g.code}{' '}
+                        {g.name}
+                        {g.count > 1 && <span className="alarm-count"> ×{g.count}</span>}
+                        {g.on && <span className="sub"> on {g.on}</span>}
                       </li>
                     ))}
                   </ul>
