@@ -44,7 +44,17 @@ test('an operator whose Target Set was saved by someone else meanwhile is told s
       .weight,
   ).toBe(7);
 
-  await alert.getByRole('button', { name: 'Reload their version' }).click();
+  // Their version is loaded with the operator's weight on top, and the alert says which is which.
+  const changes = alert.getByRole('table', { name: 'Changes, field by field' });
+  await expect(changes.getByRole('row', { name: /^Weighting, row 1/ })).toContainText(
+    '200 (both changed it: yours replaces theirs)',
+  );
+  await expect(changes.getByRole('row', { name: /^Weighting, row 2/ })).toContainText('7 (theirs)');
+  await expect(page.getByLabel('Weighting, row 1')).toHaveValue('200');
+  await expect(page.getByLabel('Weighting, row 2')).toHaveValue('7');
+
+  // The operator may take their version as it is instead.
+  await alert.getByRole('button', { name: 'Discard my changes, keep theirs' }).click();
   await expect(page.getByLabel('Weighting, row 1')).toHaveValue('7');
   await expect(page.getByText('Changed by someone else')).toHaveCount(0);
 });

@@ -2,6 +2,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { api, ApiError, setCsrfToken } from './api-client';
+import { removeDrafts } from './drafts';
 
 export type Role = 'admin' | 'operator' | 'viewer';
 
@@ -49,6 +50,8 @@ export function useLogin() {
       return data.user;
     },
     onSuccess: (user) => {
+      // Typing kept from an ended session is for the one who typed it.
+      removeDrafts({ user: user.name });
       queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
       queryClient.setQueryData(sessionQueryKey, user);
     },
@@ -61,11 +64,14 @@ export function useLogout() {
     mutationFn: () => api.delete('/api/session', null),
     // Live pages poll: a poll answered 401 while the session is being closed must not read as
     // an expired session (which would offer to come back to this page after login).
+    // Logging out on purpose leaves no typing behind in the tab.
     onMutate: () => {
       loggedOut = true;
+      removeDrafts();
     },
     onSettled: () => {
       loggedOut = true;
+      removeDrafts();
       setCsrfToken(null);
       queryClient.setQueryData(sessionQueryKey, null);
       queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });

@@ -1,6 +1,7 @@
-import { Fragment, useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { Alert } from '@/components/ui/alert';
+import { CarriedOutcomeProvider, type SaveOutcome } from '@/components/ui/form';
 import { ListToolbar } from '@/components/ui/list-toolbar';
 import { Loading, Page } from '@/components/ui/page';
 import { canEdit, useUser } from '@/lib/auth';
@@ -125,12 +126,20 @@ export function namedCollectionRoutes<Entity, View extends { name: string }, Bod
     const update = c.useUpdate();
     const [version, setVersion] = useState(0);
     const loaded = item.data;
+    // Apply on Insert came here with its message: the form shows it until the next save.
+    const state = location.state as SavedState | null;
+    const carried = useMemo<SaveOutcome | null>(
+      () =>
+        version === 0 && state?.saved
+          ? { kind: 'saved', message: state.saved, warnings: state.warnings ?? [] }
+          : null,
+      [version, state],
+    );
     return (
       <Page trail={c.trail} title={`${c.title} [Edit]`}>
-        {location.state && <SavedNotice />}
         {item.isError && <Alert tone="error" title={item.error?.message ?? 'Error'} />}
         {loaded ? (
-          <Fragment key={version}>
+          <CarriedOutcomeProvider key={version} outcome={carried}>
             {c.renderForm({
               entity: loaded.data,
               save: (body) => update.mutateAsync({ name, data: body, etag: loaded.etag }),
@@ -138,7 +147,7 @@ export function namedCollectionRoutes<Entity, View extends { name: string }, Bod
               onSavedInsert: () => undefined,
               onReload: () => void item.refetch().then(() => setVersion((v) => v + 1)),
             })}
-          </Fragment>
+          </CarriedOutcomeProvider>
         ) : (
           !item.isError && <Loading what={`${c.nounInSentence} ${name}`} />
         )}

@@ -1,19 +1,38 @@
-import type { FieldValues, UseFormReturn } from 'react-hook-form';
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import {
+  useFormContext,
+  useFormState,
+  type FieldValues,
+  type UseFormReturn,
+} from 'react-hook-form';
+import { useLocation } from 'react-router';
 import { ApiError, type FieldIssue } from '@/lib/api-client';
+import { sessionQueryKey, type SessionUser } from '@/lib/auth';
+import {
+  handOver,
+  readDraft,
+  removeDraft,
+  takeHandOver,
+  withoutPasswords,
+  writeDraft,
+} from '@/lib/drafts';
 import { Alert } from '../alert';
-import { Button } from '../button';
+import { describeChanges, KeptEditsNotice, type KeptEdits } from './edit-conflict';
 import { applyServerErrors } from './form';
+import { changesOf, sameValue } from './merge';
 
 export type SaveOutcome =
   | { kind: 'saved'; message: string; warnings: FieldIssue[] }
   | { kind: 'invalid'; message: string; issues: FieldIssue[] }
-  | { kind: 'stale'; message: string }
+  | { kind: 'stale'; message: string; what: string }
   | { kind: 'failed'; message: string };
 
 /**
  * What a refused save means to the operator: field errors go beside their fields (and are listed
  * once more at the top); a stale ETag (412) is a conflict with someone else's save, never an
- * overwrite; anything else is a plain message.
+ * overwrite (SaveFeedback then loads their version and puts the operator's edits on top of it);
+ * anything else is a plain message.
  */
 export function outcomeOfError<F extends FieldValues, O>(
   error: unknown,
@@ -27,7 +46,8 @@ export function outcomeOfError<F extends FieldValues, O>(
   if (error.status === 412) {
     return {
       kind: 'stale',
-      message: `Someone else saved ${what} after you opened it. Your changes were not saved and nothing was overwritten. Reload to see their version, then make your change again.`,
+      message: `Someone else saved ${what.replace(/^The /, 'the ')} after you opened it. Your changes were not saved and nothing was overwritten.`,
+      what,
     };
   }
   if (error.fields.length > 0) {
@@ -41,14 +61,23 @@ export function outcomeOfError<F extends FieldValues, O>(
   return { kind: 'failed', message: `${what} was not saved: ${error.message}` };
 }
 
-export function SaveFeedback({
+/**
+ * A message that the page which sent the operator here left for the form ("saved as revision 4"
+ * after Apply on Insert): shown like the form's own outcome, until the next save.
+ */
+const CarriedOutcome = createContext<SaveOutcome | null>(null);
+
+export function CarriedOutcomeProvider({
   outcome,
-  onReload,
+  children,
 }: {
   outcome: SaveOutcome | null;
-  onReload?: () => void;
+  children: ReactNode;
 }) {
-  if (!outcome) return null;
+  return <CarriedOutcome.Provider value={outcome}>{children}</CarriedOutcome.Provider>;
+}
+
+function OutcomeAlert({ outcome, loading }: { outcome: SaveOutcome; loading: boolean }) {
   switch (outcome.kind) {
     case 'saved':
       return (
@@ -76,21 +105,139 @@ export function SaveFeedback({
       );
     case 'stale':
       return (
-        <Alert
-          tone="error"
-          title="Changed by someone else"
-          actions={
-            onReload && (
-              <Button variant="primary" onClick={onReload}>
-                Reload their version
-              </Button>
-            )
-          }
-        >
+        <Alert tone="error" title="Changed by someone else">
           {outcome.message}
+          {loading && ' Loading their version, to put your changes on top of it…'}
         </Alert>
       );
     case 'failed':
       return <Alert tone="error" title={outcome.message} />;
   }
+}
+
+/**
+ * The feedback of an Insert/Edit form, at its top, and the keeper of what the operator typed.
+ *
+ * - Only the latest save's feedback shows: a message from an earlier save (or from the page that
+ *   sent the operator here) goes as soon as OK or Apply is pressed again, even when the form's own
+ *   checks stop that save.
+ * - A save refused because someone else saved first (412) loads their version (`onReload`) and
+ *   puts the operator's edits back on top of it, field by field, with what they changed.
+ * - Unsaved input is kept for this tab while the form is dirty; when the session ends (logged out
+ *   elsewhere, expired) it outlives the page and comes back after the next login.
+ */
+export function SaveFeedback({
+  outcome,
+  onReload,
+}: {
+  outcome: SaveOutcome | null;
+  onReload?: () => void;
+}) {
+  const form = useFormContext();
+  const { errors, isSubmitting } = useFormState({ control: form.control });
+  const location = useLocation();
+  const key = `${location.pathname}${location.search}`;
+  const queryClient = useQueryClient();
+  const carried = useContext(CarriedOutcome);
+  const root = useRef<HTMLDivElement>(null);
+
+  // Save attempts, counted from the form's submit event: a submit that the form's checks stop
+  // never reaches the save, yet it is the latest save as far as the operator is concerned.
+  const [attempt, setAttempt] = useState(0);
+  const firstSeen = useRef(new WeakMap<SaveOutcome, number>());
+  const candidate = outcome ?? carried;
+  if (candidate && !firstSeen.current.has(candidate)) firstSeen.current.set(candidate, attempt);
+  const shown = candidate && firstSeen.current.get(candidate) === attempt ? candidate : null;
+
+  const [kept, setKept] = useState<(KeptEdits & { attempt: number }) | null>(null);
+  const keptShown = kept && kept.attempt === attempt ? kept : null;
+
+  useEffect(() => {
+    const element = root.current?.closest('form');
+    if (!element) return;
+    const count = () => setAttempt((n) => n + 1);
+    element.addEventListener('submit', count);
+    return () => element.removeEventListener('submit', count);
+  }, []);
+
+  const userName = () =>
+    queryClient.getQueryData<SessionUser | null>(sessionQueryKey)?.name ?? null;
+
+  // Put back what was kept for this page: handed over by a refused save, or left by a session
+  // that ended. `theirs` is the version this form was opened with.
+  const restored = useRef(false);
+  useEffect(() => {
+    if (restored.current) return;
+    restored.current = true;
+    const handed = takeHandOver(key);
+    const stored = handed ? null : readDraft(key);
+    const draft = handed ?? (stored && stored.user === userName() ? stored : null);
+    if (!draft) return;
+    const defaults: unknown = form.formState.defaultValues;
+    const theirs = handed ? defaults : withoutPasswords(defaults);
+    const changes = changesOf(draft.base, draft.mine, theirs);
+    if (!handed && !changes.some((c) => c.byMe)) return;
+    const rows = describeChanges(root.current?.closest('form') ?? document, changes);
+    for (const c of changes) {
+      if (c.byMe) form.setValue(c.path, c.mine, { shouldDirty: true });
+    }
+    setKept({
+      reason: handed ? 'stale' : 'session',
+      what: handed?.what ?? null,
+      rows,
+      attempt,
+    });
+    // Once, on the form's first mount: later renders must not put anything back again.
+  }, []);
+
+  // Keep the unsaved input while the form differs from what it was opened with.
+  useEffect(() => {
+    const write = () => {
+      const base = withoutPasswords(form.formState.defaultValues);
+      const mine = withoutPasswords(form.getValues());
+      if (sameValue(base, mine)) removeDraft(key);
+      else writeDraft(key, { user: userName(), base, mine });
+    };
+    write();
+    const subscription = form.watch(write);
+    return () => {
+      subscription.unsubscribe();
+      // Leaving the page (OK, Cancel, the menu) drops it; a session that ended keeps it.
+      if (queryClient.getQueryData(sessionQueryKey) !== null) removeDraft(key);
+    };
+  }, [form, key, queryClient]);
+
+  // Someone else saved first: hand the operator's edits to the form that shows their version.
+  useEffect(() => {
+    if (outcome?.kind !== 'stale' || !onReload) return;
+    handOver(key, {
+      reason: 'stale',
+      what: outcome.what,
+      user: userName(),
+      base: form.formState.defaultValues,
+      mine: form.getValues(),
+    });
+    onReload();
+  }, [outcome]);
+
+  const blocked =
+    attempt > 0 && !shown && !keptShown && !isSubmitting && Object.keys(errors).length > 0;
+
+  return (
+    <div ref={root} className="save-feedback">
+      {keptShown ? (
+        <KeptEditsNotice
+          kept={keptShown}
+          onDiscard={() => {
+            form.reset();
+            setKept(null);
+          }}
+        />
+      ) : shown ? (
+        <OutcomeAlert outcome={shown} loading={shown.kind === 'stale' && Boolean(onReload)} />
+      ) : (
+        blocked && <Alert tone="error" title="Not saved: correct the fields marked below." />
+      )}
+    </div>
+  );
 }

@@ -1,0 +1,109 @@
+/**
+ * Unsaved form input kept for this browser tab, keyed by the page's URL: what an operator had typed
+ * on an Insert or Edit page when the session ended (logged out in another tab, or expired), to be
+ * put back after they log in again. sessionStorage, so it belongs to the tab and goes with it.
+ * Passwords are never written.
+ */
+
+export interface Draft {
+  /** Who typed it: another user logging in on this tab does not get it. */
+  user: string | null;
+  /** The form's values when the operator started (the saved version they edited). */
+  base: unknown;
+  /** The form's values as they were left. */
+  mine: unknown;
+}
+
+/** A draft handed over in memory: after a refused save (412), to the form with their version. */
+export interface PendingDraft extends Draft {
+  reason: 'stale';
+  /** "Target Set 4", "The options": what was being saved. */
+  what: string;
+}
+
+const PREFIX = 'ipfe-draft:';
+
+// Form values hold NaN for an emptied number box; JSON would turn it into null.
+const NAN = { $nan: true };
+const replacer = (_key: string, value: unknown) =>
+  typeof value === 'number' && Number.isNaN(value) ? NAN : value;
+const reviver = (_key: string, value: unknown) =>
+  value && typeof value === 'object' && (value as { $nan?: unknown }).$nan === true
+    ? Number.NaN
+    : value;
+
+/** Drops every leaf whose name says it is a password. */
+export function withoutPasswords(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPasswords);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => !/password/i.test(key))
+        .map(([key, v]) => [key, withoutPasswords(v)]),
+    );
+  }
+  return value;
+}
+
+function storage(): Storage | null {
+  try {
+    return typeof sessionStorage === 'undefined' ? null : sessionStorage;
+  } catch {
+    return null; // storage disabled by the browser's settings
+  }
+}
+
+export function readDraft(key: string): Draft | null {
+  const raw = storage()?.getItem(PREFIX + key);
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw, reviver) as Draft;
+  } catch {
+    return null;
+  }
+}
+
+export function writeDraft(key: string, draft: Draft) {
+  const stored: Draft = {
+    user: draft.user,
+    base: withoutPasswords(draft.base),
+    mine: withoutPasswords(draft.mine),
+  };
+  try {
+    storage()?.setItem(PREFIX + key, JSON.stringify(stored, replacer));
+  } catch {
+    // Full or disabled: the form still works, only the safety net is missing.
+  }
+}
+
+export function removeDraft(key: string) {
+  storage()?.removeItem(PREFIX + key);
+}
+
+/** Every draft of this tab (on Log out), or every draft typed by someone else than `user`. */
+export function removeDrafts(except?: { user: string }) {
+  const store = storage();
+  if (!store) return;
+  const keys: string[] = [];
+  for (let i = 0; i < store.length; i++) {
+    const key = store.key(i);
+    if (key?.startsWith(PREFIX)) keys.push(key);
+  }
+  for (const key of keys) {
+    if (except && readDraft(key.slice(PREFIX.length))?.user === except.user) continue;
+    store.removeItem(key);
+  }
+  if (!except) pending.clear();
+}
+
+const pending = new Map<string, PendingDraft>();
+
+export function handOver(key: string, draft: PendingDraft) {
+  pending.set(key, draft);
+}
+
+export function takeHandOver(key: string): PendingDraft | null {
+  const draft = pending.get(key) ?? null;
+  pending.delete(key);
+  return draft;
+}
