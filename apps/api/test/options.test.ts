@@ -101,17 +101,37 @@ describe('/api/options', () => {
     expect((await admin.get('/api/target-sets/1')).json().primary.standbyIpfe).toBeNull();
   });
 
-  it('refuses to leave heartbeat monitoring while a Target Set uses Least Load, on the options page too', async () => {
+  it('refuses to leave heartbeat monitoring while Target Sets use Least Load, naming all of them, on the options page too', async () => {
     await seedPrerequisites(admin);
-    await admin.post('/api/target-sets', leastLoadTargetSet());
+    for (const i of [1, 2, 3]) {
+      const inserted = await admin.post(
+        '/api/target-sets',
+        leastLoadTargetSet({
+          primary: { address: `127.1.0.${100 + i}` },
+          servers: [{ address: `127.1.1.${i}` }],
+        }),
+      );
+      expect(inserted.statusCode, inserted.body).toBe(201);
+    }
     const current = (await admin.get('/api/options')).json();
     const response = await admin.edit('/api/options', {
       ...current,
       monitorProtocol: 'tcpConnectOnly',
     });
     expect(response.statusCode).toBe(400);
-    expect(fieldsOf(response).monitorProtocol).toMatch(
-      /Target Set 1: Least Load needs Application Server Monitoring set to Heartbeat/,
-    );
+    // One refusal, on the field being changed, naming every Target Set in the way; no pointer
+    // to the page the operator is on.
+    expect(response.json().error).toEqual({
+      code: 'VALIDATION',
+      message:
+        'Monitoring protocol: Only Heartbeat monitoring supports Least Load, the algorithm of Target Sets 1, 2 and 3',
+      fields: [
+        {
+          path: 'monitorProtocol',
+          message:
+            'Only Heartbeat monitoring supports Least Load, the algorithm of Target Sets 1, 2 and 3',
+        },
+      ],
+    });
   });
 });

@@ -8,7 +8,16 @@ export interface ConfigIssue {
    * unconfigured Active IPFE is cured at "options.ipfe.A2.address".
    */
   cause?: string;
+  /**
+   * The issue as the entity at `cause` sees it, where "{users}" stands for the entities it breaks
+   * ("127.0.1.1 is in use by {users}" → "… by Target Sets 1 and 2"): what a change of that entity
+   * is refused with, rather than the referring entity's own message.
+   */
+  causeMessage?: string;
 }
+
+/** Where a `causeMessage` names the entities an issue breaks. */
+export const USERS_PLACEHOLDER = '{users}';
 
 export function joinPath(...parts: (string | number)[]): string {
   return parts.filter((p) => p !== '').join('.');

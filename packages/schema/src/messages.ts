@@ -12,3 +12,144 @@ export const MESSAGES = {
   leastLoadNeedsHeartbeat:
     'Least Load needs Application Server Monitoring set to Heartbeat (IPFE › Configuration › Options)',
 } as const;
+
+/**
+ * The GUI's name of each field, by its path within its entity, with the other names messages use
+ * for it (a field schema's own label: "Target Set number" for the field the GUI calls "TS Number").
+ */
+const FIELD_NAMES: Record<string, readonly string[]> = {
+  // IPFE › Configuration › Options
+  mateHeartbeatPort: ['Mate heartbeat port'],
+  mateIntervalMs: ['Mate beacon interval (ms)'],
+  mateTimeoutMs: ['Mate timeout (ms)'],
+  tcpRejectOption: ['TCP reject option'],
+  forwardedPorts: ['Forwarded ports'],
+  monitorProtocol: ['Monitoring protocol'],
+  monitoringPort: ['Monitoring port'],
+  connectTimeoutS: ['Connect timeout (s)'],
+  connectTryIntervalS: ['Connect try interval (s)'],
+  leastLoadThreshold: ['Least Load threshold (new connections/s)'],
+  imbalanceThresholdPct: ['Imbalance threshold (%)'],
+  // Target Sets [Insert] / [Edit]
+  number: ['TS Number', 'Target Set number'],
+  family: ['Address family', 'Family'],
+  protocols: ['Protocols'],
+  disabled: ['Disable'],
+  initiatorSupport: ['Initiator Connection Support'],
+  deleteAgeSeconds: ['Delete Age (s)'],
+  algorithm: ['Load Balance Algorithm'],
+  leastLoad: ['Least Load parameters'],
+  'leastLoad.mpsFactor': ['MPS Factor'],
+  'leastLoad.connectionCountFactor': ['Connection Count Factor'],
+  'leastLoad.allowedDeviation': ['Allowed Deviation'],
+  'leastLoad.peerNodeAware': ['Peer Node Aware Least Load'],
+  'leastLoad.peerNodeThreshold': ['Peer Node Group Distribution Threshold'],
+  primary: ['Primary Public IP Address'],
+  'primary.address': ['Primary Public IP Address', 'Address'],
+  'primary.activeIpfe': ['Active IPFE'],
+  secondary: ['Secondary Public IP Address'],
+  'secondary.address': ['Secondary Address'],
+  'secondary.activeIpfe': ['Active IPFE for secondary address'],
+  servers: ['Target Set IP List'],
+  // Network › XSI Networks, Application Servers, Peer Node Groups; Users
+  name: [
+    'Name',
+    'XSI network name',
+    'Application server name',
+    'Peer node group name',
+    'User name',
+  ],
+  cidr: ['Network (CIDR)', 'Network'],
+  addresses: ['Addresses'],
+  'addresses.0': ['Address'],
+  'addresses.1': ['Secondary address'],
+  members: ['Members'],
+  password: ['Password'],
+  role: ['Role'],
+};
+
+/** The columns of the Target Set IP List, as its rows' controls are named ("Weighting, row 2"). */
+const ROW_FIELDS: Record<string, string> = {
+  address: 'IP Address',
+  secondaryAddress: 'Secondary IP Address',
+  description: 'Description',
+  weight: 'Weighting',
+};
+
+interface FieldName {
+  /** As the GUI names it: "Weighting, row 2". */
+  label: string;
+  /** Other names a message may start with. */
+  aliases: readonly string[];
+  /**
+   * What tells this field apart when a message names it by a shorter name: the row ("IP List
+   * row 2" for "Weighting must be …"), the IPFE ("IPFE A1" for "Agent port must be …").
+   */
+  context?: string;
+}
+
+function fieldName(path: string): FieldName | null {
+  const names = FIELD_NAMES[path];
+  if (path === 'primary.address') return { label: names![0]!, aliases: names!, context: names![0] };
+  if (names) return { label: names[0]!, aliases: names };
+  const ipfe = /^ipfe\.(A1|A2|B1|B2)(?:\.(address|agentPort))?$/.exec(path);
+  if (ipfe) {
+    const slot = `IPFE ${ipfe[1]}`;
+    if (ipfe[2] === 'address')
+      return { label: `${slot} address`, aliases: ['IPFE address'], context: slot };
+    if (ipfe[2] === 'agentPort')
+      return { label: `${slot} agent port`, aliases: ['Agent port'], context: slot };
+    return { label: slot, aliases: [slot] };
+  }
+  const row = /^servers\.(\d+)(?:\.(\w+))?$/.exec(path);
+  if (row) {
+    const where = `IP List row ${Number(row[1]) + 1}`;
+    if (!row[2]) return { label: where, aliases: [] };
+    const column = ROW_FIELDS[row[2]];
+    if (!column) return null;
+    return { label: `${column}, row ${Number(row[1]) + 1}`, aliases: [column], context: where };
+  }
+  const listed = /^(forwardedPorts|members)\.(\d+)$/.exec(path);
+  if (listed) {
+    const list = FIELD_NAMES[listed[1]!]![0]!;
+    const where = listed[1] === 'members' ? `Members, line ${Number(listed[2]) + 1}` : list;
+    return { label: where, aliases: [list], context: listed[1] === 'members' ? where : undefined };
+  }
+  return null;
+}
+
+/** The name the GUI gives the field at a path within its entity ("servers.1.weight" → "Weighting, row 2"). */
+export function fieldLabel(path: string): string | null {
+  return fieldName(path)?.label ?? null;
+}
+
+/** "Delete Age (s)" → "delete age": what a message that names the field starts with. */
+const stem = (name: string) =>
+  name
+    .replace(/\s*\([^)]*\)/g, '')
+    .trim()
+    .toLowerCase();
+
+function namesField(message: string, names: readonly string[]): boolean {
+  const text = message.toLowerCase().replace(/^the /, '');
+  return names.some((name) => {
+    const s = stem(name);
+    return text.startsWith(s) || (s.endsWith('s') && text.startsWith(s.slice(0, -1)));
+  });
+}
+
+/**
+ * A field error as one line that reads on its own, for a list of problems or a one-line summary:
+ * the field as the GUI names it, then the message; a message that already starts with the field's
+ * name is not told it twice ("Delete Age (s) must be …"), only what tells the field apart
+ * ("IP List row 2: Weighting must be …").
+ * An unknown path is left out (the message is all there is); it stays in `path` for programs.
+ */
+export function issueText(issue: { path: string; message: string }): string {
+  const name = fieldName(issue.path);
+  if (!name) return issue.message;
+  if (namesField(issue.message, [name.label, ...name.aliases])) {
+    return name.context ? `${name.context}: ${issue.message}` : issue.message;
+  }
+  return `${name.label}: ${issue.message}`;
+}

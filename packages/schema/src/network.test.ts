@@ -4,6 +4,7 @@ import { INITIATOR_PORTS, NAME_LENGTH, PEER_NODE_GROUP_MEMBERS } from './limits.
 import {
   appServerInputSchema,
   appServerSchema,
+  nonHostRole,
   peerNodeGroupSchema,
   xsiNetworkSchema,
 } from './network.ts';
@@ -186,5 +187,25 @@ describe('peer node group', () => {
       { path: 'members.1', message: 'Member must be an IPv4 or IPv6 address or CIDR' },
       { path: 'members.2', message: 'Member must be an IPv4 or IPv6 address or CIDR' },
     ]);
+  });
+});
+
+describe('host addresses of an IPv4 network', () => {
+  it("are neither the network's own address nor its broadcast address", () => {
+    expect(nonHostRole('127.0.0.0/8', '127.0.0.0')).toBe('network');
+    expect(nonHostRole('127.0.0.0/8', '127.255.255.255')).toBe('broadcast');
+    expect(nonHostRole('10.1.2.0/24', '10.1.2.0')).toBe('network');
+    expect(nonHostRole('10.1.2.0/24', '10.1.2.255')).toBe('broadcast');
+    expect(nonHostRole('10.1.2.0/30', '10.1.2.3')).toBe('broadcast');
+    for (const host of ['127.0.0.1', '127.255.255.254', '127.1.0.0', '127.0.255.255']) {
+      expect(nonHostRole('127.0.0.0/8', host)).toBeNull();
+    }
+  });
+
+  it('of a /31 or /32 are every address (RFC 3021), and IPv6 has no such rule', () => {
+    expect(nonHostRole('10.1.2.0/31', '10.1.2.0')).toBeNull();
+    expect(nonHostRole('10.1.2.0/31', '10.1.2.1')).toBeNull();
+    expect(nonHostRole('10.1.2.7/32', '10.1.2.7')).toBeNull();
+    expect(nonHostRole('2001:db8::/64', '2001:db8::')).toBeNull();
   });
 });

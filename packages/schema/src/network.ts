@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import {
   addressOrCidr,
@@ -21,6 +22,24 @@ export const xsiNetworkSchema = z.strictObject({
   name: simpleName('XSI network name', NAME_LENGTH),
   cidr: cidr('Network'),
 });
+
+/**
+ * Whether an address inside an IPv4 network is that network's own address or its broadcast
+ * address, neither of which is a host address; null for a host address, an IPv6 network, and
+ * /31 and /32 networks (RFC 3021: every address of a /31 is a host).
+ */
+export function nonHostRole(cidrText: string, address: string): 'network' | 'broadcast' | null {
+  if (!ipaddr.IPv4.isValidFourPartDecimal(address) || !cidrText.includes('.')) return null;
+  const prefix = Number(cidrText.slice(cidrText.indexOf('/') + 1));
+  if (!(prefix <= 30)) return null;
+  try {
+    if (ipaddr.IPv4.networkAddressFromCIDR(cidrText).toString() === address) return 'network';
+    if (ipaddr.IPv4.broadcastAddressFromCIDR(cidrText).toString() === address) return 'broadcast';
+  } catch {
+    // Not a CIDR: the schema reports it.
+  }
+  return null;
+}
 
 /** Network › Application Servers, as an operator types it: the port range is never typed. */
 export const appServerInputSchema = z.strictObject({

@@ -1,6 +1,6 @@
 import type { Configuration } from './configuration.ts';
 import type { ConfigIssue } from './issues.ts';
-import { joinPath } from './issues.ts';
+import { joinPath, USERS_PLACEHOLDER } from './issues.ts';
 import {
   APP_SERVERS_MAX,
   DELETE_AGE_S,
@@ -11,6 +11,7 @@ import {
 } from './limits.ts';
 import { MESSAGES } from './messages.ts';
 import { cidrContains, cidrsOverlap, ipFamily, isUnusableUnicast } from './net.ts';
+import { nonHostRole } from './network.ts';
 import type { TargetSet } from './target-set.ts';
 
 /**
@@ -20,8 +21,14 @@ import type { TargetSet } from './target-set.ts';
  */
 export function checkConfiguration(config: Configuration): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const add = (path: string, message: string, cause?: string) =>
-    issues.push({ path, message, severity: 'error', ...(cause ? { cause } : {}) });
+  const add = (path: string, message: string, cause?: string, causeMessage?: string) =>
+    issues.push({
+      path,
+      message,
+      severity: 'error',
+      ...(cause ? { cause } : {}),
+      ...(causeMessage ? { causeMessage } : {}),
+    });
   const warn = (path: string, message: string) =>
     issues.push({ path, message, severity: 'warning' });
 
@@ -33,13 +40,35 @@ export function checkConfiguration(config: Configuration): ConfigIssue[] {
   return issues;
 }
 
-type Add = (path: string, message: string, cause?: string) => void;
+type Add = (path: string, message: string, cause?: string, causeMessage?: string) => void;
 type Warn = (path: string, message: string) => void;
 
 const slotLabel = (slot: IpfeSlot) => `IPFE ${slot}`;
 
-function onXsiNetwork(config: Configuration, address: string): boolean {
-  return config.xsiNetworks.some((n) => cidrContains(n.cidr, address));
+/**
+ * An address of a Target Set or an application server must be a host address of an XSI network
+ * (SPEC §2.2, §2.5): inside one, and for IPv4 neither the network's own nor its broadcast address.
+ */
+function checkOnXsiNetwork(config: Configuration, path: string, address: string, add: Add) {
+  const net = config.xsiNetworks.find((n) => cidrContains(n.cidr, address));
+  if (!net) {
+    add(
+      path,
+      `${address} ${MESSAGES.notOnXsi}`,
+      'xsiNetworks',
+      `${address} must stay on an XSI network: it is an address of ${USERS_PLACEHOLDER}`,
+    );
+    return;
+  }
+  const role = nonHostRole(net.cidr, address);
+  if (role) {
+    add(
+      path,
+      `${address} is the ${role} address of XSI network ${net.name} (${net.cidr}), not a host address`,
+      'xsiNetworks',
+      `${address} would be the ${role} address of XSI network ${net.name} (${net.cidr}): it is an address of ${USERS_PLACEHOLDER}`,
+    );
+  }
 }
 
 /** Flags the second and later occurrences of each key. */
@@ -133,8 +162,7 @@ function checkAppServers(config: Configuration, add: Add) {
       if (other) add(path, `${address} is already an address of application server ${other}`);
       else owner.set(address, server.name);
       if (isUnusableUnicast(address)) add(path, `${address} is not a unicast address`);
-      if (!onXsiNetwork(config, address))
-        add(path, `${address} ${MESSAGES.notOnXsi}`, 'xsiNetworks');
+      checkOnXsiNetwork(config, path, address, add);
       const tsa = tsaUsers.get(address);
       if (tsa) add(path, `${address} is already the ${tsa}`);
     });
@@ -200,7 +228,12 @@ function checkTargetSet(config: Configuration, i: number, ts: TargetSet, add: Ad
   if (ts.deleteAgeSeconds < DELETE_AGE_S.default)
     warn(at('deleteAgeSeconds'), MESSAGES.deleteAgeInadvisable);
   if (ts.algorithm === 'leastLoad' && config.options.monitorProtocol !== 'heartbeat') {
-    add(at('algorithm'), MESSAGES.leastLoadNeedsHeartbeat, 'options.monitorProtocol');
+    add(
+      at('algorithm'),
+      MESSAGES.leastLoadNeedsHeartbeat,
+      'options.monitorProtocol',
+      `Only Heartbeat monitoring supports Least Load, the algorithm of ${USERS_PLACEHOLDER}`,
+    );
   }
 
   checkIpList(config, ts, at, add);
@@ -233,24 +266,36 @@ function checkPublicAddress(
   const { address, activeIpfe } = entry;
   const path = at(which, 'address');
   if (isUnusableUnicast(address)) add(path, `${address} is not a unicast address`);
-  if (!onXsiNetwork(config, address)) add(path, `${address} ${MESSAGES.notOnXsi}`, 'xsiNetworks');
+  checkOnXsiNetwork(config, path, address, add);
   for (const other of config.targetSets) {
     if (other === ts) continue;
     if (other.primary.address === address || other.secondary?.address === address) {
       add(path, `${address} is already used by Target Set ${other.number}`);
     }
   }
+  const usedBy = `${address} is already used by ${USERS_PLACEHOLDER}`;
   const server = config.appServers.find((s) => s.addresses.includes(address));
   if (server)
-    add(path, `${address} is an address of application server ${server.name}`, 'appServers');
+    add(
+      path,
+      `${address} is an address of application server ${server.name}`,
+      'appServers',
+      usedBy,
+    );
   const ipfe = IPFE_SLOTS.find((slot) => config.options.ipfe[slot]?.address === address);
   if (ipfe)
-    add(path, `${address} is the address of ${slotLabel(ipfe)}`, `options.ipfe.${ipfe}.address`);
+    add(
+      path,
+      `${address} is the address of ${slotLabel(ipfe)}`,
+      `options.ipfe.${ipfe}.address`,
+      usedBy,
+    );
   if (!config.options.ipfe[activeIpfe]) {
     add(
       at(which, 'activeIpfe'),
       `${slotLabel(activeIpfe)} is not configured. ${MESSAGES.configureIpfe}`,
       `options.ipfe.${activeIpfe}.address`,
+      `${slotLabel(activeIpfe)} is the Active IPFE of ${USERS_PLACEHOLDER}`,
     );
   }
 }
@@ -275,6 +320,7 @@ function checkIpList(
         at('servers', r, 'address'),
         `${row.address} is not an application server address`,
         'appServers',
+        `${row.address} is in use by ${USERS_PLACEHOLDER}`,
       );
     }
     if (ipFamily(row.address) !== family) {
@@ -301,6 +347,7 @@ function checkIpList(
         secondaryPath,
         `${row.secondaryAddress} is not an address of application server ${server.name}`,
         'appServers',
+        `${row.secondaryAddress} is in use by ${USERS_PLACEHOLDER}`,
       );
     } else if (
       !server &&
@@ -310,6 +357,7 @@ function checkIpList(
         secondaryPath,
         `${row.secondaryAddress} is not an application server address`,
         'appServers',
+        `${row.secondaryAddress} is in use by ${USERS_PLACEHOLDER}`,
       );
     }
     if (secondaryFamily && ipFamily(row.secondaryAddress) !== secondaryFamily) {

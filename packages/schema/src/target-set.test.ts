@@ -155,7 +155,7 @@ describe('required fields', () => {
     expect(errorsOf({})).toEqual([
       { path: 'number', message: 'Target Set number is required' },
       { path: 'family', message: 'Family is required' },
-      { path: 'primary', message: 'primary is required' },
+      { path: 'primary', message: 'Primary Public IP Address is required' },
       { path: 'servers', message: 'Target Set IP List is required' },
     ]);
   });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { MESSAGES } from './messages.ts';
+import { fieldLabel, MESSAGES } from './messages.ts';
 
 export interface FieldError {
   path: string;
@@ -36,14 +36,15 @@ export function fieldErrorsOf(error: z.ZodError, prefix: (string | number)[] = [
     }
     const message =
       issue.code === 'invalid_type' && issue.message.endsWith('received undefined')
-        ? `${describe(base)} is required`
+        ? `${describe(issue.path.map((p) => String(p)))} is required`
         : issue.message;
     push(base.join('.'), message);
   }
   return out;
 }
 
-function describe(path: (string | number)[]): string {
+/** The field as the GUI names it ("Primary Public IP Address"), else its key. */
+function describe(path: string[]): string {
   const last = path[path.length - 1];
-  return last === undefined ? 'A value' : String(last);
+  return fieldLabel(path.join('.')) ?? (last === undefined ? 'A value' : last);
 }

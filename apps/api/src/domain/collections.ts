@@ -67,7 +67,11 @@ export interface LiveState {
   };
 }
 
-const nameParam = z.string().min(1).max(64);
+const nameParamMessage = 'The name in the address must be 1–64 characters';
+const nameParam = z
+  .string()
+  .min(1, { error: nameParamMessage })
+  .max(64, { error: nameParamMessage });
 
 export const xsiNetworks: CollectionSpec<XsiNetwork, XsiNetwork> = {
   kind: 'xsiNetworks',

@@ -3,6 +3,7 @@ import {
   type ConfigIssue,
   type Configuration,
   type FieldError,
+  USERS_PLACEHOLDER,
 } from '@ipfe/schema';
 import { ApiError, validationError } from '../http/errors.ts';
 
@@ -35,6 +36,63 @@ export function describeLocation(
       return { entity: 'options', label: 'IPFE options' };
   }
 }
+
+/** "a", "a and b", "a, b and c". */
+function listOf(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+const NOUNS = ['Target Set', 'application server', 'XSI network', 'peer node group'];
+
+/**
+ * Every entity once, those of a kind together: "Target Sets 1, 2 and 3", "application servers
+ * mp1 and mp2, and Target Set 1".
+ */
+export function nameAll(labels: string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const label of new Set(labels)) {
+    const noun = NOUNS.find((n) => label.startsWith(`${n} `));
+    const group = groups.get(noun ?? label) ?? [];
+    group.push(noun ? label.slice(noun.length + 1) : '');
+    groups.set(noun ?? label, group);
+  }
+  const parts = [...groups].map(([noun, names]) =>
+    names.length === 1 ? `${noun}${names[0] ? ` ${names[0]}` : ''}` : `${noun}s ${listOf(names)}`,
+  );
+  if (parts.length <= 2 && [...groups.values()].every((names) => names.length === 1)) {
+    return listOf(parts);
+  }
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
+}
+
+/**
+ * Issues that a change of one entity causes in others, as the changed entity's refusal: one per
+ * field and cause, naming every entity it breaks ("127.0.1.1 is in use by Target Sets 1 and 2"),
+ * or the other entity's own message after its name when the rule has no wording for its cause.
+ */
+function causedErrors(
+  candidate: Configuration,
+  caused: ConfigIssue[],
+  pathOf: (issue: ConfigIssue) => string,
+): FieldError[] {
+  const groups = new Map<string, { path: string; text: string; labels: string[] }>();
+  for (const issue of caused) {
+    const { label } = describeLocation(candidate, issue.path);
+    const path = pathOf(issue);
+    const text = issue.causeMessage ?? `${capitalize(label)}: ${issue.message}`;
+    const key = `${path}\n${text}`;
+    const group = groups.get(key) ?? { path, text, labels: [] };
+    group.labels.push(label);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ path, text, labels }) => ({
+    path,
+    message: text.replace(USERS_PLACEHOLDER, nameAll(labels)),
+  }));
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const within = (path: string, entity: EntityPath) =>
   path === entity || path.startsWith(`${entity}.`);
@@ -89,11 +147,9 @@ export function validateEdit(
   const caused = introducedElsewhere(base, candidate, issues, entity);
   if (caused.length > 0) {
     throw validationError(
-      caused.map((i) => {
-        const where = describeLocation(candidate, i.path);
-        const path = i.cause && within(i.cause, entity) ? relative(i.cause, entity) : blameField;
-        return { path, message: `${where.label}: ${i.message}` };
-      }),
+      causedErrors(candidate, caused, (i) =>
+        i.cause && within(i.cause, entity) ? relative(i.cause, entity) : blameField,
+      ),
     );
   }
   return own
@@ -105,13 +161,10 @@ export function validateEdit(
 export function validateDelete(base: Configuration, candidate: Configuration, what: string): void {
   const caused = introducedElsewhere(base, candidate, checkConfiguration(candidate), null);
   if (caused.length === 0) return;
-  const users = [...new Set(caused.map((i) => describeLocation(candidate, i.path).label))];
+  const users = caused.map((i) => describeLocation(candidate, i.path).label);
   throw new ApiError(
     'IN_USE',
-    `${what} is still used by ${users.join(', ')}`,
-    caused.map((i) => ({
-      path: i.path,
-      message: `${describeLocation(candidate, i.path).label}: ${i.message}`,
-    })),
+    `${what} is still used by ${nameAll(users)}`,
+    causedErrors(candidate, caused, (i) => i.path),
   );
 }

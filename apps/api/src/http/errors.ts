@@ -1,4 +1,4 @@
-import type { FieldError } from '@ipfe/schema';
+import { issueText, type FieldError } from '@ipfe/schema';
 
 /** Every error code the API answers with, and its HTTP status. */
 export const ERROR_STATUS = {
@@ -50,13 +50,17 @@ export class ApiError extends Error {
   }
 }
 
-export function validationError(fields: FieldError[], message?: string): ApiError {
+/** "<field as the GUI names it>: <message>", and how many more problems there are. */
+export function summaryOf(fields: FieldError[]): string {
   const first = fields[0];
-  return new ApiError(
-    'VALIDATION',
-    message ?? (first ? `${first.path || 'request'}: ${first.message}` : 'Invalid request'),
-    fields,
-  );
+  if (!first) return 'Invalid request';
+  const more = fields.length - 1;
+  const rest = more === 0 ? '' : ` (and ${more} more ${more === 1 ? 'problem' : 'problems'})`;
+  return `${issueText(first)}${rest}`;
+}
+
+export function validationError(fields: FieldError[], message?: string): ApiError {
+  return new ApiError('VALIDATION', message ?? summaryOf(fields), fields);
 }
 
 export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} does not exist`);

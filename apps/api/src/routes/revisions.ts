@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { checkConfiguration, errorsOf, underiveConfiguration } from '@ipfe/schema';
+import { checkConfiguration, errorsOf, issueText, underiveConfiguration } from '@ipfe/schema';
 import { notFound, validationError } from '../http/errors.ts';
+import { describeLocation } from '../domain/validate-change.ts';
 import { diffConfigs } from '../domain/diff.ts';
 import { commitHeaders } from '../http/commit-headers.ts';
 
@@ -92,9 +93,16 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
       // Rules may have grown stricter since: an old revision is committed only if it passes today's.
       const errors = errorsOf(checkConfiguration(config));
       if (errors.length > 0) {
+        const first = errors[0]!;
+        const where = describeLocation(config, first.path);
+        const field = issueText({
+          path: first.path.slice(where.entity.length + 1),
+          message: first.message,
+        });
+        const more = errors.length - 1;
         throw validationError(
           errors.map(({ path, message }) => ({ path, message })),
-          `Revision ${old.revision} does not pass today's rules: ${errors[0]!.path}: ${errors[0]!.message}`,
+          `Revision ${old.revision} does not pass today's rules: ${where.label.charAt(0).toUpperCase()}${where.label.slice(1)}, ${field}${more > 0 ? ` (and ${more} more ${more === 1 ? 'problem' : 'problems'})` : ''}`,
         );
       }
       const { revision } = app.configRepository.commit(request.user!.name, () => ({
