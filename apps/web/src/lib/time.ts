@@ -12,7 +12,10 @@ export function ago(iso: string | null, now: number = Date.now()): string {
   return `${Math.floor(h / 24)} d ago`;
 }
 
-/** An ISO time as the operator reads it: "2026-11-29 20:33:45" in the browser's time zone. */
+/**
+ * An ISO time as the operator reads it: "2026-11-29 20:33:45" in the browser's time zone. The one
+ * way every page writes a date and time (Status, Alarms, Revisions, Users, Audit log).
+ */
 export function clock(iso: string | null): string {
   if (!iso) return '—';
   const d = new Date(iso);

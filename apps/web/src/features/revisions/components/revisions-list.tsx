@@ -1,12 +1,8 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { Button } from '@/components/ui/button';
+import { clock } from '@/lib/time';
 import type { RevisionInfo } from '../api/get-revisions';
-
-export const formatTime = (iso: string) => {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { hour12: false });
-};
 
 /**
  * The revision log, newest first: each revision can be viewed, compared with the one before it,
@@ -65,59 +61,61 @@ export function RevisionsList({
           <p>No revision yet: every saved change of the configuration becomes one.</p>
         </div>
       ) : (
-        <table className="data-table">
-          <caption className="visually-hidden">Configuration revisions, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                Revision
-              </th>
-              <th scope="col">Time</th>
-              <th scope="col">Author</th>
-              <th scope="col">Summary</th>
-              <th scope="col">SHA-256</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {revisions.map((r) => (
-              <tr key={r.number}>
-                <th scope="row" className="num">
-                  {r.number}
-                  {r.number === latest && <span className="sub">running</span>}
+        <div className="table-scroll">
+          <table className="data-table">
+            <caption className="visually-hidden">Configuration revisions, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col" className="num">
+                  Revision
                 </th>
-                <td>
-                  <time dateTime={r.createdAt}>{formatTime(r.createdAt)}</time>
-                </td>
-                <td>{r.author}</td>
-                <td>{r.summary}</td>
-                <td>
-                  <code title={r.sha256}>{r.sha256.slice(0, 12)}</code>
-                </td>
-                <td className="actions">
-                  <Link to={`/revisions/${r.number}`} aria-label={`View revision ${r.number}`}>
-                    View
-                  </Link>
-                  <Link
-                    to={`/revisions/diff?from=${r.number - 1}&to=${r.number}`}
-                    aria-label={`Changes of revision ${r.number}`}
-                  >
-                    Changes
-                  </Link>
-                  {onRollback && r.number !== latest && (
-                    <Button
-                      variant="link"
-                      aria-label={`Roll back to revision ${r.number}`}
-                      onClick={() => onRollback(r.number)}
-                    >
-                      Roll back
-                    </Button>
-                  )}
-                </td>
+                <th scope="col">Time</th>
+                <th scope="col">Author</th>
+                <th scope="col">Summary</th>
+                <th scope="col">SHA-256</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {revisions.map((r) => (
+                <tr key={r.number}>
+                  <th scope="row" className="num">
+                    {r.number}
+                    {r.number === latest && <span className="sub">running</span>}
+                  </th>
+                  <td>
+                    <time dateTime={r.createdAt}>{clock(r.createdAt)}</time>
+                  </td>
+                  <td>{r.author}</td>
+                  <td>{r.summary}</td>
+                  <td>
+                    <code title={r.sha256}>{r.sha256.slice(0, 12)}</code>
+                  </td>
+                  <td className="actions">
+                    <Link to={`/revisions/${r.number}`} aria-label={`View revision ${r.number}`}>
+                      View
+                    </Link>
+                    <Link
+                      to={`/revisions/diff?from=${r.number - 1}&to=${r.number}`}
+                      aria-label={`Changes of revision ${r.number}`}
+                    >
+                      Changes
+                    </Link>
+                    {onRollback && r.number !== latest && (
+                      <Button
+                        variant="link"
+                        aria-label={`Roll back to revision ${r.number}`}
+                        onClick={() => onRollback(r.number)}
+                      >
+                        Roll back
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </>
   );

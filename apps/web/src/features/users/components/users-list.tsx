@@ -1,7 +1,8 @@
 import { RecordTable } from '@/components/ui/record-table';
+import { clock } from '@/lib/time';
 import type { User } from '../api/get-users';
 
-const when = (iso: string) => new Date(iso).toLocaleString('en-GB', { hour12: false });
+const when = (iso: string) => <time dateTime={iso}>{clock(iso)}</time>;
 
 export function UsersList({
   users,
