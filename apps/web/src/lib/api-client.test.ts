@@ -46,6 +46,19 @@ describe('api client', () => {
     resetCommits();
   });
 
+  it('reads a save that changed nothing: no revision, and no push to follow', async () => {
+    resetCommits();
+    stubFetch(
+      new Response('{"name":"x"}', {
+        status: 200,
+        headers: { etag: '"e1"', 'x-ipfe-unchanged': 'true' },
+      }),
+    );
+    const result = await api.put('/api/xsi-networks/x', { cidr: '10.0.0.0/8' }, '"e1"');
+    expect(result).toEqual({ data: { name: 'x' }, etag: '"e1"', revision: null, unchanged: true });
+    expect(latestCommit()).toBeNull();
+  });
+
   it('does not send the CSRF token on a read', async () => {
     const fetchMock = stubFetch(new Response('{}', { status: 200 }));
     setCsrfToken('token-1');

@@ -47,6 +47,8 @@ export interface Versioned<T> {
   etag: string | null;
   /** The revision a commit created (header x-ipfe-revision), when the call committed one. */
   revision: number | null;
+  /** The change changed nothing, so nothing was committed (header x-ipfe-unchanged). */
+  unchanged?: boolean;
 }
 
 let csrfToken: string | null = null;
@@ -121,6 +123,7 @@ export async function request<T>(
     data: (text ? JSON.parse(text) : null) as T,
     etag: response.headers.get('etag'),
     revision: revision === null ? null : Number(revision),
+    ...(response.headers.get('x-ipfe-unchanged') === 'true' ? { unchanged: true } : {}),
   };
 }
 

@@ -46,6 +46,19 @@ export const useLatestCommit = () =>
 
 export const latestCommit = () => latest;
 
+/** What a save that changed nothing says: no revision was made and nothing is pushed. */
+export const NOTHING_TO_SAVE = 'Nothing to save: no change.';
+
+/** "Target Set 2 saved as revision 7.", or NOTHING_TO_SAVE when the save changed nothing. */
+export function savedAs(
+  subject: string,
+  saved: { revision: number | null; unchanged?: boolean },
+): string {
+  return saved.unchanged
+    ? NOTHING_TO_SAVE
+    : `${subject} saved as revision ${saved.revision ?? '?'}.`;
+}
+
 /** For tests: start from nothing. */
 export function resetCommits() {
   latest = null;

@@ -24,8 +24,12 @@ export function RevisionsRoute() {
   const confirm = async () => {
     if (target === null) return;
     try {
-      const { data } = await rollback.mutateAsync(target);
-      setDone(`Rolled back to revision ${target}: committed as revision ${data.number}.`);
+      const { data, unchanged } = await rollback.mutateAsync(target);
+      setDone(
+        unchanged
+          ? `Nothing to roll back: revision ${data.number}, the running one, has the content of revision ${target} already.`
+          : `Rolled back to revision ${target}: committed as revision ${data.number}.`,
+      );
       setTarget(null);
     } catch (error) {
       setFailure(describeError(error));
@@ -89,15 +93,20 @@ export function RevisionRoute() {
       title={`Revision ${number}`}
       toolbar={
         <div className="toolbar">
-          <a className="btn btn-secondary" href={`/api/export?revision=${number}`} download>
-            Download
-          </a>
-          <Link
-            className="btn btn-secondary"
-            to={`/revisions/diff?from=${number - 1}&to=${number}`}
-          >
-            Changes
-          </Link>
+          {/* Only a revision that exists can be downloaded or compared. */}
+          {revision.data && (
+            <>
+              <a className="btn btn-secondary" href={`/api/export?revision=${number}`} download>
+                Download
+              </a>
+              <Link
+                className="btn btn-secondary"
+                to={`/revisions/diff?from=${number - 1}&to=${number}`}
+              >
+                Changes
+              </Link>
+            </>
+          )}
           <Link className="btn btn-secondary" to="/revisions">
             All revisions
           </Link>

@@ -7,7 +7,9 @@ import {
   type UseFormReturn,
 } from 'react-hook-form';
 import { useLocation } from 'react-router';
+import { issueText } from '@ipfe/schema';
 import { ApiError, type FieldIssue } from '@/lib/api-client';
+import { NOTHING_TO_SAVE } from '@/lib/commits';
 import { sessionQueryKey, type SessionUser } from '@/lib/auth';
 import {
   handOver,
@@ -81,7 +83,10 @@ function OutcomeAlert({ outcome, loading }: { outcome: SaveOutcome; loading: boo
   switch (outcome.kind) {
     case 'saved':
       return (
-        <Alert tone="success" title={outcome.message}>
+        <Alert
+          tone={outcome.message === NOTHING_TO_SAVE ? 'info' : 'success'}
+          title={outcome.message}
+        >
           {outcome.warnings.length > 0 && (
             <ul className="issue-list">
               {outcome.warnings.map((w) => (
@@ -96,9 +101,7 @@ function OutcomeAlert({ outcome, loading }: { outcome: SaveOutcome; loading: boo
         <Alert tone="error" title={outcome.message}>
           <ul className="issue-list">
             {outcome.issues.map((i) => (
-              <li key={`${i.path}:${i.message}`}>
-                {i.path && <code>{i.path}</code>} {i.message}
-              </li>
+              <li key={`${i.path}:${i.message}`}>{issueText(i)}</li>
             ))}
           </ul>
         </Alert>

@@ -20,6 +20,7 @@ import {
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
+import { savedAs } from '@/lib/commits';
 import type { AppServerView } from '../api/get-app-servers';
 import { formatRange } from './app-servers-list';
 
@@ -74,7 +75,7 @@ export function AppServerForm({
     place,
     what: 'The application server',
     onSaved: (saved, how) => {
-      const message = `Application server ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`;
+      const message = savedAs(`Application server ${saved.data.name}`, saved);
       if (how === 'ok') {
         onDone(message);
         return null;

@@ -31,6 +31,7 @@ import {
 } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { Section } from '@/components/ui/section';
+import { savedAs } from '@/lib/commits';
 import { useUpdateOptions } from '../api/update-options';
 
 export interface OptionsFormValues {
@@ -131,11 +132,11 @@ export function OptionsForm({
       form.reset(toFormValues(saved.data));
       setOutcome({
         kind: 'saved',
-        message: `Options saved as revision ${saved.revision ?? '?'}.`,
+        message: savedAs('Options', saved),
         warnings: [],
       });
     } catch (error) {
-      setOutcome(outcomeOfError(error, form, placeOptionsIssue, 'The options'));
+      setOutcome(outcomeOfError(error, form, placeOptionsIssue, 'The Options page'));
     }
   };
 

@@ -19,6 +19,7 @@ import {
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
+import { savedAs } from '@/lib/commits';
 import type { PeerNodeGroupView } from '../api/get-peer-node-groups';
 
 interface PeerNodeGroupFormValues {
@@ -77,7 +78,7 @@ export function PeerNodeGroupForm({
     place,
     what: 'The peer node group',
     onSaved: (saved, how) => {
-      const message = `Peer node group ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`;
+      const message = savedAs(`Peer node group ${saved.data.name}`, saved);
       if (how === 'ok') {
         onDone(message);
         return null;

@@ -31,6 +31,7 @@ import {
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
+import { savedAs } from '@/lib/commits';
 import type { TargetSetView } from '../api/get-target-sets';
 import {
   checkInContext,
@@ -119,7 +120,7 @@ export function TargetSetForm({
     onSaved: (saved, how) => {
       const result: SaveOutcome = {
         kind: 'saved',
-        message: `Target Set ${saved.data.number} saved as revision ${saved.revision ?? '?'}.`,
+        message: savedAs(`Target Set ${saved.data.number}`, saved),
         warnings: saved.data.warnings,
       };
       if (how === 'ok') {

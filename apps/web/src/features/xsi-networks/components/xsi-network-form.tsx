@@ -11,6 +11,7 @@ import {
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
+import { savedAs } from '@/lib/commits';
 import { useSchemaForm } from '@/components/ui/form';
 import type { XsiNetworkView } from '../api/get-xsi-networks';
 
@@ -48,7 +49,7 @@ export function XsiNetworkForm({
     place,
     what: 'The XSI network',
     onSaved: (saved, how) => {
-      const message = `XSI network ${saved.data.name} saved as revision ${saved.revision ?? '?'}.`;
+      const message = savedAs(`XSI network ${saved.data.name}`, saved);
       if (how === 'ok') {
         onDone(message);
         return null;
