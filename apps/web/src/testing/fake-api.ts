@@ -113,6 +113,12 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
           });
     }
     if (path === '/api/revisions') return json(200, { items: [], total: 0 });
+    const revision = /^\/api\/revisions\/(\d+)$/.exec(path);
+    if (revision) {
+      return json(404, {
+        error: { code: 'NOT_FOUND', message: `Revision ${revision[1]} does not exist`, fields: [] },
+      });
+    }
     if (path === '/api/ipfe') return json(200, state.ipfe);
     const agent = /^\/api\/ipfe\/(A1|A2|B1|B2)\/status$/.exec(path);
     if (agent) return json(200, { status: state.agentStatus[agent[1] as IpfeSlot] ?? null });
