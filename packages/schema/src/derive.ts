@@ -43,7 +43,8 @@ export function savedFactors(ts: {
   algorithm: TargetSet['algorithm'];
   leastLoad: { mpsFactor: unknown; connectionCountFactor: unknown };
 }): { mpsFactor: number; connectionCountFactor: number } | null {
-  const parsed = factorFields.safeParse(ts.leastLoad);
+  const { mpsFactor, connectionCountFactor } = ts.leastLoad;
+  const parsed = factorFields.safeParse({ mpsFactor, connectionCountFactor });
   if (!parsed.success) return null;
   const leastLoad = parsed.data;
   if (factorPairRefused({ algorithm: ts.algorithm, leastLoad })) return null;

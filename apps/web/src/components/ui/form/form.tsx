@@ -1,15 +1,18 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import type { ReactNode } from 'react';
+import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import {
   FormProvider,
   get,
   set,
   useForm,
+  useFormState,
   type DefaultValues,
   type FieldErrors,
+  type FieldPath,
   type FieldValues,
   type Resolver,
   type SubmitHandler,
+  type UseFormRegister,
   type UseFormReturn,
 } from 'react-hook-form';
 import { z } from 'zod';
@@ -61,6 +64,66 @@ function withChecks<F extends FieldValues, C, O>(
   };
 }
 
+/**
+ * After Add or Remove on a list, react-hook-form checks the whole list and shows every row's
+ * errors at once, a new empty row's too. Keep a row field's error only where the operator has
+ * been (touched), or where an error already shows: a new row speaks once it is left or saved.
+ */
+function onlyWhereTheOperatorHasBeen<F extends FieldValues, C, O>(
+  resolver: Resolver<F, C, O>,
+  form: { current: UseFormReturn<F, unknown, O> | null },
+  arrayFields: readonly string[],
+): Resolver<F, C, O> {
+  return async (values, context, options) => {
+    const result = await resolver(values, context, options);
+    const list = options.names?.length === 1 ? options.names[0]! : null;
+    const current = form.current;
+    if (!current || list === null || !arrayFields.includes(list)) return result;
+    const rows = get(result.errors, list) as Record<string, unknown> | undefined;
+    if (!rows || typeof rows !== 'object') return result;
+    const errors = { ...result.errors } as FieldErrors<F>;
+    const kept = (Array.isArray(rows) ? [] : {}) as Record<string, unknown>;
+    for (const [index, row] of Object.entries(rows)) {
+      if (!/^\d+$/.test(index) || !row || typeof row !== 'object') {
+        kept[index] = row;
+        continue;
+      }
+      const fields: Record<string, unknown> = {};
+      for (const [field, error] of Object.entries(row as Record<string, unknown>)) {
+        const state = current.getFieldState(`${list}.${index}.${field}` as FieldPath<F>);
+        if (state.isTouched || state.error) fields[field] = error;
+      }
+      if (Object.keys(fields).length > 0) kept[index] = fields;
+    }
+    set(errors, list, kept);
+    return { values: {}, errors };
+  };
+}
+
+/**
+ * An error shows until the value is right, not until the field is left: a field that shows an
+ * error is checked again as it changes, even before it was first left (an error a list's or
+ * another field's check put there; a pull-down chosen with the mouse is not left).
+ */
+function recheckingErrors<F extends FieldValues, O>(
+  form: UseFormReturn<F, unknown, O>,
+): UseFormRegister<F> {
+  return (name, options) => {
+    const registration = form.register(name, options);
+    return {
+      ...registration,
+      onChange: async (event) => {
+        const result = await registration.onChange(event);
+        const state = form.getFieldState(name);
+        if (state.error && !state.isTouched && !form.formState.isSubmitted) {
+          await form.trigger(name);
+        }
+        return result;
+      },
+    };
+  };
+}
+
 export interface UseSchemaFormOptions<F extends FieldValues, O> {
   schema: z.ZodType<O, F>;
   defaultValues: DefaultValues<F>;
@@ -77,13 +140,22 @@ export function useSchemaForm<F extends FieldValues, O>({
   check,
   arrayFields = [],
 }: UseSchemaFormOptions<F, O>): UseFormReturn<F, unknown, O> {
+  const self = useRef<UseFormReturn<F, unknown, O> | null>(null);
   const resolver = zodResolver(schema as never) as unknown as Resolver<F, unknown, O>;
-  return useForm<F, unknown, O>({
+  const form = useForm<F, unknown, O>({
     mode: 'onTouched',
     reValidateMode: 'onChange',
     defaultValues,
-    resolver: withChecks(resolver, check, arrayFields),
+    resolver: onlyWhereTheOperatorHasBeen(
+      withChecks(resolver, check, arrayFields),
+      self,
+      arrayFields,
+    ),
   });
+  self.current = form;
+  const register = useMemo(() => recheckingErrors(form), [form]);
+  // Spread on every render: `formState` is this render's.
+  return { ...form, register };
 }
 
 /**
@@ -107,6 +179,39 @@ export function applyServerErrors<F extends FieldValues, O>(
   return unplaced;
 }
 
+const CONTROLS = 'input, select, textarea, button';
+
+/**
+ * Where a refused save leaves the operator: on the first field marked in error, in page order,
+ * scrolled into view; without one, on the first error message. Only when the save left the focus
+ * nowhere or on its own button: whoever typed on meanwhile keeps typing where they are.
+ */
+export function focusFirstError(form: HTMLFormElement) {
+  const doc = form.ownerDocument;
+  const active = doc.activeElement;
+  const idle =
+    !active || active === doc.body || (form.contains(active) && active.matches('button'));
+  if (!idle) return;
+  const marked = [...form.querySelectorAll<HTMLElement>('[aria-invalid="true"]')];
+  const control = marked
+    .map((el) =>
+      el.matches(CONTROLS)
+        ? el
+        : (el.querySelector<HTMLElement>('input:checked:enabled') ??
+          el.querySelector<HTMLElement>('input:enabled, select:enabled')),
+    )
+    .find((el): el is HTMLElement => Boolean(el) && !(el as HTMLInputElement).disabled);
+  const target =
+    control ??
+    form.querySelector<HTMLElement>('[role="alert"]') ??
+    form.ownerDocument.querySelector<HTMLElement>('[role="alert"]');
+  if (!target) return;
+  if (!target.matches(CONTROLS)) target.tabIndex = -1;
+  target.focus({ preventScroll: true });
+  // Centred, so that the field's label and its message show with it (jsdom has no scrolling).
+  target.scrollIntoView?.({ block: 'center' });
+}
+
 export function Form<F extends FieldValues, O>({
   form,
   onSubmit,
@@ -120,9 +225,19 @@ export function Form<F extends FieldValues, O>({
   label: string;
   className?: string;
 }) {
+  const element = useRef<HTMLFormElement>(null);
+  const { isSubmitting, submitCount } = useFormState({ control: form.control });
+  const wasSubmitting = useRef(false);
+  useEffect(() => {
+    if (wasSubmitting.current && !isSubmitting && element.current) {
+      focusFirstError(element.current);
+    }
+    wasSubmitting.current = isSubmitting;
+  }, [isSubmitting, submitCount]);
   return (
     <FormProvider {...form}>
       <form
+        ref={element}
         noValidate
         aria-label={label}
         className={className}

@@ -8,6 +8,7 @@ import {
   insertDefaults,
   placeTargetSetIssue,
   secondaryChoices,
+  secondaryGap,
   toTargetSetBody,
   unusedNumbers,
 } from './form-model';
@@ -97,5 +98,24 @@ describe('the Target Set form model', () => {
     expect(secondaryChoices(appServers, '192.168.10.11', '192.168.10.201')).toEqual([]);
     expect(secondaryChoices(appServers, '192.168.10.14', 'fd00::200')).toEqual([]);
     expect(secondaryChoices(appServers, '', 'fd00::200')).toEqual([]);
+  });
+
+  it('says which listed servers have no address of the secondary TSA’s family, and when none has', () => {
+    const rows = (...addresses: string[]) => addresses.map((address) => ({ address }));
+    expect(secondaryGap(appServers, rows('192.168.10.11'), 'fd00::200')).toBeNull();
+    expect(secondaryGap(appServers, rows('192.168.10.11'), '')).toBeNull();
+    expect(secondaryGap(appServers, rows('192.168.10.11', '192.168.10.14'), 'fd00::200')).toBe(
+      'mp4 (row 2) has no IPv6 address to be the Secondary IP Address',
+    );
+    expect(secondaryGap(appServers, rows('192.168.10.14'), 'fd00::200')).toMatch(
+      /^No listed application server has an IPv6 address to be its Secondary IP Address \(mp4\): use an IPv4 Secondary Address/,
+    );
+    expect(secondaryGap(appServers, rows('192.168.10.11', ''), '192.168.10.201')).toMatch(
+      /^No listed application server has a second IPv4 address .* \(mp1\)/,
+    );
+    const ipv4Only = appServers.filter((s) => s.name === 'mp4');
+    expect(secondaryGap(ipv4Only, rows(''), 'fd00::200')).toMatch(
+      /^No application server has an IPv6 address/,
+    );
   });
 });

@@ -299,3 +299,45 @@ export function secondaryChoices(
     (a) => a !== canonical(rowAddress) && (family === null || ipFamily(a) === family),
   );
 }
+
+const familyName = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
+
+/**
+ * Why rows have no Secondary IP Address to offer, said beside the Secondary Address (null: they
+ * all have one): the listed servers have no address of the secondary TSA's family (besides the
+ * row's own, when it is the primary family too).
+ */
+export function secondaryGap(
+  appServers: AppServer[],
+  rows: { address: string }[],
+  secondaryTsa: string,
+): string | null {
+  const family = ipFamily(secondaryTsa.trim());
+  if (!family) return null;
+  const wanted = familyName(family);
+  const lacking: { name: string; row: number; same: boolean }[] = [];
+  let listed = 0;
+  rows.forEach((row, i) => {
+    const server = serverOf(appServers, row.address);
+    if (!server) return;
+    listed++;
+    if (secondaryChoices(appServers, row.address, secondaryTsa).length === 0) {
+      lacking.push({ name: server.name, row: i + 1, same: ipFamily(row.address) === family });
+    }
+  });
+  if (listed === 0) {
+    const any = appServers.some((s) => s.addresses.some((a) => ipFamily(a) === family));
+    return any
+      ? null
+      : `No application server has an ${wanted} address, so no row can have a Secondary IP Address of this family`;
+  }
+  if (lacking.length === 0) return null;
+  const what = lacking.every((l) => l.same) ? `a second ${wanted} address` : `an ${wanted} address`;
+  const names = [...new Set(lacking.map((l) => l.name))].join(', ');
+  if (lacking.length === listed) {
+    const other = familyName(family === 'ipv4' ? 'ipv6' : 'ipv4');
+    return `No listed application server has ${what} to be its Secondary IP Address (${names}): use an ${other} Secondary Address, or add ${wanted} addresses under Network › Application Servers`;
+  }
+  const at = lacking.map((l) => l.row).join(', ');
+  return `${names} (row${lacking.length > 1 ? 's' : ''} ${at}) ${lacking.length > 1 ? 'have' : 'has'} no ${what.replace(/^an? /, '')} to be the Secondary IP Address`;
+}

@@ -1,6 +1,7 @@
 import {
   chancePct,
   DESCRIPTION_LENGTH,
+  ipFamily,
   TARGET_SET_SERVERS,
   WEIGHT,
   type AppServer,
@@ -45,7 +46,7 @@ export function IpList({
   /** An issue of the list as a whole (partly overlapping lists, all weights 0). */
   listError: string | undefined;
 }) {
-  const { control, register, setValue, getValues, watch, clearErrors } =
+  const { control, register, setValue, getValues, getFieldState, trigger, watch, clearErrors } =
     useFormContext<TargetSetFormValues>();
   // The list's own issue (overlap, all weights 0) as the last save found it goes once the list
   // changes; from then on the live check (`listError`) tells.
@@ -62,34 +63,48 @@ export function IpList({
   const chosen = new Set(rows.map((r) => r.address).filter(Boolean));
   const total = rows.reduce((sum, r) => sum + weightOf(r.weight), 0);
 
-  // A secondary TSA needs a secondary address on every row: fill in each row's only candidate.
-  const hadSecondary = useRef(hasSecondary);
+  // A row's Secondary IP Address follows its IP Address and the secondary TSA's family: when
+  // either changes, a value the pull-down no longer offers goes, and the server's only address of
+  // that family is chosen. The pull-down is controlled, so what it shows is what is saved.
+  const secondaryFamily = hasSecondary ? ipFamily(secondaryTsa.trim()) : null;
+  const followed = useRef(new Map<string, string>());
+  // `rows` is changed in place: its addresses, spelled out, tell when a row's address changes.
+  const rowAddresses = rows.map((r) => r.address).join(' ');
   useEffect(() => {
-    if (hasSecondary && !hadSecondary.current) {
-      getValues('servers').forEach((row, i) => {
-        if (row.secondaryAddress !== '') return;
-        const choices = secondaryChoices(appServers, row.address, secondaryTsa);
-        if (choices.length === 1) setValue(`servers.${i}.secondaryAddress`, choices[0]!);
-      });
-    }
-    hadSecondary.current = hasSecondary;
-  }, [hasSecondary, secondaryTsa, appServers, getValues, setValue]);
-
-  const onAddressChange = (index: number, address: string) => {
-    listChanged();
-    const current = getValues(`servers.${index}.secondaryAddress`);
-    const choices = secondaryChoices(appServers, address, secondaryTsa);
-    if (current !== '' && !choices.includes(current)) {
-      setValue(`servers.${index}.secondaryAddress`, '');
-    }
-    if (hasSecondary && choices.length === 1 && !choices.includes(current)) {
-      setValue(`servers.${index}.secondaryAddress`, choices[0]!);
-    }
-  };
+    const seen = followed.current;
+    fields.forEach((field, i) => {
+      const row = getValues(`servers.${i}`);
+      if (!row) return;
+      const key = `${row.address}|${secondaryFamily ?? ''}`;
+      const before = seen.get(field.id);
+      seen.set(field.id, key);
+      // A row as loaded keeps its value; only a change made here moves it.
+      if (before === undefined || before === key || !hasSecondary) return;
+      const choices = secondaryChoices(appServers, row.address, secondaryTsa);
+      const current = row.secondaryAddress;
+      const next = choices.includes(current) ? current : choices.length === 1 ? choices[0]! : '';
+      if (next === current) return;
+      const name = `servers.${i}.secondaryAddress` as const;
+      setValue(name, next, { shouldDirty: true });
+      if (getFieldState(name).error) void trigger(name);
+    });
+  }, [
+    fields,
+    rowAddresses,
+    secondaryFamily,
+    hasSecondary,
+    secondaryTsa,
+    appServers,
+    getValues,
+    setValue,
+    getFieldState,
+    trigger,
+  ]);
 
   const available = all.filter((c) => !chosen.has(c.address));
   const canAdd = available.length > 0 && fields.length < TARGET_SET_SERVERS.max;
   const familyLabel = family === 'ipv4' ? 'IPv4' : 'IPv6';
+  const secondaryLabel = secondaryFamily === 'ipv6' ? 'IPv6' : 'IPv4';
   const rowErrors = errors.servers as
     | (Record<number, Partial<Record<keyof TargetSetFormValues['servers'][number], FieldError>>> & {
         root?: FieldError;
@@ -129,7 +144,15 @@ export function IpList({
             const server = serverOf(appServers, address);
             const own = all.filter((c) => c.address === address || !chosen.has(c.address));
             const secondaries = secondaryChoices(appServers, address, secondaryTsa);
-            const secondaryValue = row?.secondaryAddress ?? '';
+            // Without a secondary TSA a row saves no secondary address, whatever it held.
+            const secondaryValue = hasSecondary ? (row?.secondaryAddress ?? '') : '';
+            const secondaryPrompt = !hasSecondary
+              ? 'None'
+              : address === ''
+                ? 'Choose the IP Address first'
+                : secondaries.length === 0
+                  ? `No ${secondaryFamily ? `${secondaryLabel} ` : 'other '}address`
+                  : 'Choose an address…';
             const err = rowErrors?.[index];
             const n = index + 1;
             const cell = (name: string) => `${id}-${field.id}-${name}`;
@@ -146,9 +169,10 @@ export function IpList({
                     aria-invalid={err?.address ? true : undefined}
                     aria-describedby={err?.address ? `${cell('address')}-error` : undefined}
                     {...addressRegistration}
+                    value={address}
                     onChange={(event) => {
+                      listChanged();
                       void addressRegistration.onChange(event);
-                      onAddressChange(index, event.target.value);
                     }}
                   >
                     <option value="">Choose an address…</option>
@@ -175,8 +199,9 @@ export function IpList({
                       err?.secondaryAddress ? `${cell('secondary')}-error` : undefined
                     }
                     {...register(`servers.${index}.secondaryAddress`)}
+                    value={secondaryValue}
                   >
-                    <option value="">{hasSecondary ? 'Choose an address…' : 'None'}</option>
+                    <option value="">{secondaryPrompt}</option>
                     {secondaryValue !== '' && !secondaries.includes(secondaryValue) && (
                       <option value={secondaryValue}>{secondaryValue}</option>
                     )}

@@ -1,8 +1,9 @@
 import { MESSAGES, optionsSchema, type TargetSet } from '@ipfe/schema';
-import { screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError, type Versioned } from '@/lib/api-client';
-import { context, targetSet1, targetSetView } from '@/testing/fixtures';
+import { appServers, context, targetSet1, targetSetView } from '@/testing/fixtures';
 import { renderWithRouter } from '@/testing/render';
 import type { TargetSetView } from '../api/get-target-sets';
 import type { TargetSetContext } from './form-model';
@@ -363,5 +364,263 @@ describe('TargetSetForm (Edit)', () => {
     expect(weight).toHaveValue(70);
     // Their version is loaded at once, for the typing to go on top of it (SaveFeedback's tests).
     expect(onReload).toHaveBeenCalled();
+  });
+});
+
+/** mp5 has two IPv4 addresses, for an IPv4 Target Set with an IPv4 secondary address. */
+const multihomed = context({
+  appServers: [
+    ...appServers,
+    {
+      name: 'mp5',
+      addresses: ['192.168.10.15', '192.168.10.25'],
+      initiatorPortRange: { start: 18432, end: 18943 },
+    },
+  ],
+});
+
+/** The text a pull-down shows: its selected option's. */
+const shownText = (select: HTMLElement) =>
+  (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? '';
+
+describe('TargetSetForm: a control shows what will be saved', () => {
+  it('shows the secondary address it fills in when the row’s address is chosen after the Secondary Address (IPv4)', async () => {
+    const { user, save } = renderForm({ ctx: multihomed });
+    await user.type(screen.getByLabelText(/^\*?Address$/), '192.168.10.200');
+    await user.type(screen.getByLabelText('Secondary Address'), '192.168.10.184');
+    await user.selectOptions(screen.getByLabelText('IP Address, row 1'), '192.168.10.15');
+    const secondary = screen.getByLabelText('Secondary IP Address, row 1');
+    expect(secondary).toHaveValue('192.168.10.25');
+    expect(shownText(secondary)).toBe('192.168.10.25');
+    await user.click(screen.getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(1));
+    expect(save.mock.calls[0]![0].servers).toEqual([
+      expect.objectContaining({ address: '192.168.10.15', secondaryAddress: '192.168.10.25' }),
+    ]);
+  });
+
+  it('shows the secondary address it fills in, with no error, on an IPv6 Target Set', async () => {
+    const { user, save } = renderForm({ family: 'ipv6' });
+    await user.type(screen.getByLabelText(/^\*?Address$/), 'fd00::200');
+    await user.type(screen.getByLabelText('Secondary Address'), '192.168.10.201');
+    await user.selectOptions(screen.getByLabelText('IP Address, row 1'), 'fd00::12');
+    const secondary = screen.getByLabelText('Secondary IP Address, row 1');
+    expect(shownText(secondary)).toBe('192.168.10.12');
+    expect(secondary).not.toHaveAttribute('aria-invalid');
+    expect(within(row(1)).queryByText(/Required/)).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(1));
+    expect(save.mock.calls[0]![0].servers[0]).toMatchObject({
+      address: 'fd00::12',
+      secondaryAddress: '192.168.10.12',
+    });
+  });
+
+  it('shows None, and sends none, in a row whose Target Set has no Secondary Address', async () => {
+    const { user, save } = renderForm({ ctx: multihomed });
+    await user.type(screen.getByLabelText(/^\*?Address$/), '192.168.10.200');
+    const tsa = screen.getByLabelText('Secondary Address');
+    await user.type(tsa, '192.168.10.184');
+    await user.selectOptions(screen.getByLabelText('IP Address, row 1'), '192.168.10.15');
+    await user.clear(tsa);
+    const secondary = screen.getByLabelText('Secondary IP Address, row 1');
+    expect(secondary).toBeDisabled();
+    expect(shownText(secondary)).toBe('None');
+    await user.click(screen.getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(1));
+    expect(save.mock.calls[0]![0].servers[0]).toMatchObject({ secondaryAddress: null });
+  });
+
+  it('keeps the chosen TS Number offered, or shows and saves the lowest unused one when another client took it', async () => {
+    const save = vi.fn(async (body: TargetSet) => saved(body));
+    let setContext: (ctx: TargetSetContext) => void = () => undefined;
+    function WithContext() {
+      const [ctx, set] = useState(context());
+      setContext = set;
+      return (
+        <TargetSetForm
+          context={ctx}
+          family="ipv4"
+          targetSet={null}
+          save={save}
+          onDone={vi.fn()}
+          onInserted={vi.fn()}
+          onReload={vi.fn()}
+        />
+      );
+    }
+    const { user } = renderWithRouter(<WithContext />);
+    await fillValid(user);
+    const number = screen.getByLabelText(/TS Number/);
+    expect(number).toHaveValue('2');
+    const taken = targetSetView({
+      number: 2,
+      family: 'ipv4',
+      primary: { address: '192.168.10.102' },
+      servers: [{ address: '192.168.10.14' }],
+    });
+    // The Target Sets read again (after a 409): Target Set 2 is someone else's now.
+    act(() => setContext(context({ targetSets: [targetSet1, taken] })));
+    expect(within(number).queryByRole('option', { name: '2' })).toBeNull();
+    expect(number).toHaveValue('3');
+    expect(shownText(number)).toBe('3');
+    expect(number).toHaveAccessibleDescription(/Target Set 2 was inserted by someone else/);
+    await user.click(screen.getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(1));
+    expect(save.mock.calls[0]![0].number).toBe(3);
+  });
+});
+
+describe('TargetSetForm: a new IP List row', () => {
+  it('shows no error on a new empty row, nor on any row, after Add server', async () => {
+    const { user } = renderForm();
+    await user.selectOptions(screen.getByLabelText('IP Address, row 1'), '192.168.10.13');
+    await user.click(screen.getByRole('button', { name: 'Add server' }));
+    const second = screen.getByLabelText('IP Address, row 2');
+    expect(second).not.toHaveAttribute('aria-invalid');
+    expect(within(ipList()).queryByText(/must be an IPv4 or IPv6 address/)).toBeNull();
+    await user.selectOptions(second, '192.168.10.14');
+    await user.click(screen.getByRole('button', { name: 'Add server' }));
+    expect(screen.getByLabelText('IP Address, row 3')).toHaveFocus();
+    expect(within(ipList()).queryByRole('paragraph')).toBeNull();
+    expect(within(ipList()).queryByText(/must be an IPv4 or IPv6 address/)).toBeNull();
+  });
+
+  it('clears a row’s error as soon as a valid address is chosen, before the pull-down is left', async () => {
+    const { user } = renderForm();
+    await fillValid(user);
+    await user.click(screen.getByRole('button', { name: 'Add server' }));
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    const second = screen.getByLabelText('IP Address, row 2');
+    expect(second).toHaveAccessibleDescription(/IP Address must be an IPv4 or IPv6 address/);
+    await user.selectOptions(second, '192.168.10.14');
+    expect(second).toHaveFocus();
+    expect(second).not.toHaveAttribute('aria-invalid');
+    expect(within(ipList()).queryByText(/must be an IPv4 or IPv6 address/)).toBeNull();
+  });
+
+  it('clears an error that another field’s change put on an untouched field, as that field is typed', async () => {
+    // Saved with Hash and Fm 0 / Fc 0, which Hash keeps as typed.
+    const hash = targetSetView({
+      number: 1,
+      family: 'ipv4',
+      algorithm: 'hash',
+      leastLoad: { mpsFactor: 0, connectionCountFactor: 0 },
+      primary: { address: '192.168.10.100' },
+      servers: [{ address: '192.168.10.11' }, { address: '192.168.10.12' }],
+    });
+    const { user } = renderForm({
+      targetSet: hash,
+      ctx: context({ targetSets: [hash], editing: 1 }),
+    });
+    const mps = screen.getByLabelText(/MPS Factor/);
+    expect(mps).toBeDisabled();
+    await user.click(screen.getByRole('radio', { name: 'Least Load' }));
+    expect(mps).toHaveAccessibleDescription(new RegExp(MESSAGES.factorsBothZero));
+    await user.click(mps);
+    await user.keyboard('{Backspace}5');
+    expect(mps).toHaveFocus();
+    expect(mps).not.toHaveAttribute('aria-invalid');
+    expect(screen.queryByText(MESSAGES.factorsBothZero)).toBeNull();
+  });
+});
+
+describe('TargetSetForm: the Least Load factors with Hash', () => {
+  it('lets OK save Fm 0 / Fc 0 with Hash, as typed, and says so on the greyed-out fields', async () => {
+    const { user, save } = renderForm();
+    await fillValid(user);
+    const mps = screen.getByLabelText(/MPS Factor/);
+    const fc = screen.getByLabelText(/Connection Count Factor/);
+    await user.clear(mps);
+    await user.type(mps, '0');
+    await user.clear(fc);
+    await user.type(fc, '0');
+    await user.tab();
+    expect(mps).toHaveAccessibleDescription(new RegExp(MESSAGES.factorsBothZero));
+    await user.click(screen.getByRole('radio', { name: 'Hash' }));
+    expect(mps).toBeDisabled();
+    expect(mps).not.toHaveAttribute('aria-invalid');
+    expect(screen.queryByText(MESSAGES.factorsBothZero)).toBeNull();
+    expect(screen.getByText('will be saved as 0 / 0')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(1));
+    expect(save.mock.calls[0]![0]).toMatchObject({
+      algorithm: 'hash',
+      leastLoad: { mpsFactor: 0, connectionCountFactor: 0 },
+    });
+  });
+
+  it('says Fm 0 / Fc 0 again when Least Load is chosen once more', async () => {
+    const { user } = renderForm();
+    await user.click(screen.getByRole('radio', { name: 'Hash' }));
+    await user.click(screen.getByRole('radio', { name: 'Least Load' }));
+    const mps = screen.getByLabelText(/MPS Factor/);
+    const fc = screen.getByLabelText(/Connection Count Factor/);
+    await user.clear(mps);
+    await user.type(mps, '0');
+    await user.clear(fc);
+    await user.type(fc, '0');
+    await user.click(screen.getByRole('radio', { name: 'Hash' }));
+    expect(screen.queryByText(MESSAGES.factorsBothZero)).toBeNull();
+    await user.click(screen.getByRole('radio', { name: 'Least Load' }));
+    expect(mps).toHaveAccessibleDescription(new RegExp(MESSAGES.factorsBothZero));
+    expect(screen.getByLabelText('Saved as (Fm / Fc)')).toHaveTextContent('—');
+  });
+
+  it('keeps a Least Load field that is out of range editable with Hash, so its error can be corrected', async () => {
+    const { user } = renderForm();
+    const mps = screen.getByLabelText(/MPS Factor/);
+    await user.clear(mps);
+    await user.type(mps, '150');
+    await user.click(screen.getByRole('radio', { name: 'Hash' }));
+    expect(mps).toHaveAccessibleDescription(/MPS Factor must be a whole number from 0 to 100/);
+    expect(mps).toBeEnabled();
+    await user.clear(mps);
+    await user.type(mps, '15');
+    expect(mps).toHaveValue(15);
+    expect(mps).not.toHaveAttribute('aria-invalid');
+    expect(mps).toBeEnabled();
+    await user.click(screen.getByRole('radio', { name: 'Least Load' }));
+    await user.click(screen.getByRole('radio', { name: 'Hash' }));
+    expect(mps).toBeDisabled();
+  });
+});
+
+describe('TargetSetForm: a refused save', () => {
+  it('moves focus to the first field the server refused, in page order', async () => {
+    const save = vi.fn(async () => {
+      throw new ApiError(409, 'CONFLICT', 'Target Set 2 already exists', [
+        { path: 'servers.0.weight', message: 'Weighting is not what the server wants' },
+        { path: 'number', message: 'Target Set 2 already exists' },
+      ]);
+    });
+    const { user } = renderForm({ save });
+    await fillValid(user);
+    await user.click(screen.getByRole('button', { name: 'OK' }));
+    const number = await screen.findByLabelText(/TS Number/);
+    expect(number).toHaveAccessibleDescription(/Target Set 2 already exists/);
+    expect(number).toHaveFocus();
+  });
+});
+
+describe('TargetSetForm: the secondary address family', () => {
+  it('says beside the Secondary Address why the rows have no secondary address to offer', async () => {
+    const ipv4Only = context({ appServers: appServers.filter((s) => s.name === 'mp4') });
+    const { user } = renderForm({ ctx: ipv4Only });
+    await user.type(screen.getByLabelText(/^\*?Address$/), '192.168.10.200');
+    const tsa = screen.getByLabelText('Secondary Address');
+    await user.type(tsa, 'fd00::301');
+    await user.selectOptions(screen.getByLabelText('IP Address, row 1'), '192.168.10.14');
+    expect(tsa).toHaveAccessibleDescription(
+      /No listed application server has an IPv6 address to be its Secondary IP Address \(mp4\)/,
+    );
+    expect(tsa).toHaveAccessibleDescription(/mp4/);
+    await user.clear(tsa);
+    expect(tsa).not.toHaveAccessibleDescription(/No listed application server/);
+    await user.type(tsa, '192.168.10.201');
+    await user.tab();
+    expect(tsa).toHaveAccessibleDescription(
+      /No listed application server has a second IPv4 address to be its Secondary IP Address \(mp4\)/,
+    );
   });
 });

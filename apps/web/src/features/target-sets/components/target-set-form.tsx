@@ -3,15 +3,16 @@ import {
   DELETE_AGE_S,
   FACTOR,
   IPFE_SLOTS,
+  leastLoadSchema,
   MESSAGES,
-  normalizeFactors,
   PEER_NODE_THRESHOLD,
+  savedFactors,
   standbyOf,
   targetSetSchema,
   type IpfeSlot,
   type TargetSet,
 } from '@ipfe/schema';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useFormState, useWatch } from 'react-hook-form';
 import { Link } from 'react-router';
 import {
@@ -39,6 +40,7 @@ import {
   editValues,
   insertDefaults,
   placeTargetSetIssue,
+  secondaryGap,
   toTargetSetBody,
   unusedNumbers,
   type Family,
@@ -89,7 +91,7 @@ export function TargetSetForm({
     check: (values) => checkInContext(values, context).errors,
     arrayFields: ['servers'],
   });
-  const { register, control } = form;
+  const { register, control, setValue, trigger } = form;
   const { errors, isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
   const values = useWatch({ control }) as TargetSetFormValues;
 
@@ -162,18 +164,41 @@ export function TargetSetForm({
   };
 
   const isHash = values.algorithm === 'hash';
-  const { mpsFactor, connectionCountFactor } = values.leastLoad ?? {};
-  const factorsValid =
-    Number.isInteger(mpsFactor) &&
-    Number.isInteger(connectionCountFactor) &&
-    mpsFactor! >= FACTOR.min &&
-    mpsFactor! <= FACTOR.max &&
-    connectionCountFactor! >= FACTOR.min &&
-    connectionCountFactor! <= FACTOR.max &&
-    mpsFactor! + connectionCountFactor! > 0;
-  const normalized = factorsValid ? normalizeFactors(mpsFactor!, connectionCountFactor!) : null;
+  const factors = values.leastLoad ? savedFactors(values) : null;
+  // Hash does not use the Least Load fields, so they are greyed out — unless one is out of range
+  // (Hash keeps them, range-checked): an error never sits on a field that cannot be corrected.
+  // Once open under Hash, the section stays open until the algorithm changes, so that it does not
+  // lock under the operator's typing.
+  const leastLoadInvalid = !leastLoadSchema.safeParse(values.leastLoad).success;
+  const [openUnderHash, setOpenUnderHash] = useState(false);
+  useEffect(() => {
+    if (!isHash) setOpenUnderHash(false);
+    else if (leastLoadInvalid) setOpenUnderHash(true);
+  }, [isHash, leastLoadInvalid]);
+  const leastLoadLocked = isHash && !openUnderHash && !leastLoadInvalid;
   const hasSecondary = (values.secondary?.address ?? '').trim() !== '';
+  const secondaryTouched = isSubmitted || Boolean(touchedFields.secondary?.address);
+  const secondaryNote = secondaryTouched
+    ? secondaryGap(context.appServers, values.servers ?? [], values.secondary?.address ?? '')
+    : null;
+
+  // Insert: the TS Number pull-down offers the numbers unused as the Target Sets were last read.
+  // When another client has taken the chosen one meanwhile, it is no longer offered: the form
+  // then holds, and shows, the lowest unused number, and says why it changed.
   const numbers = unusedNumbers(context.targetSets);
+  const [numberTaken, setNumberTaken] = useState<number | null>(null);
+  const chosenNumber = values.number;
+  const numberOffered = editing || numbers.includes(chosenNumber);
+  useEffect(() => {
+    if (numberOffered) return;
+    setNumberTaken(chosenNumber);
+    setValue('number', numbers[0] ?? Number.NaN, { shouldDirty: true });
+    void trigger('number');
+  }, [numberOffered, chosenNumber, numbers, setValue, trigger]);
+  const numberNote =
+    numberTaken !== null && numberTaken !== chosenNumber
+      ? `Target Set ${numberTaken} was inserted by someone else meanwhile; ${Number.isNaN(chosenNumber) ? 'no number is left' : `${chosenNumber} is the lowest unused number now`}.`
+      : undefined;
   const monitorNote =
     options.monitorProtocol !== 'heartbeat'
       ? `Least Load needs Application Server Monitoring set to Heartbeat; it is now ${options.monitorProtocol}.`
@@ -203,6 +228,7 @@ export function TargetSetForm({
               registration={register('number', num)}
               options={numbers.map((n) => ({ value: String(n), label: String(n) }))}
               error={errors.number?.message}
+              warning={numberNote}
               help="Unique ID identifying the Target Set. Format: pull-down of the unused numbers, 1–32. Default: the lowest unused"
             />
           )}
@@ -245,7 +271,11 @@ export function TargetSetForm({
           />
           <RadioGroupField
             label="Load Balance Algorithm"
-            registration={register('algorithm')}
+            registration={register('algorithm', {
+              // Fm = Fc = 0 is an error with Least Load only: say it, or take it back, at once.
+              onChange: () =>
+                void trigger(['leastLoad.mpsFactor', 'leastLoad.connectionCountFactor']),
+            })}
             options={[
               { value: 'hash', label: 'Hash' },
               { value: 'leastLoad', label: 'Least Load' },
@@ -258,8 +288,14 @@ export function TargetSetForm({
 
       <Section
         title="Least Load Parameters"
-        disabled={isHash}
-        note={isHash ? 'Not used by the Hash algorithm' : monitorNote}
+        disabled={leastLoadLocked}
+        note={
+          leastLoadLocked
+            ? 'Not used by the Hash algorithm'
+            : isHash
+              ? 'Not used by the Hash algorithm, but kept as typed: correct the value marked below'
+              : monitorNote
+        }
       >
         <div className="form-grid">
           <InputField
@@ -280,7 +316,7 @@ export function TargetSetForm({
               deps: ['leastLoad.mpsFactor'],
             })}
             error={errors.leastLoad?.connectionCountFactor?.message}
-            help={`Factor Fc in the load equation. Range: ${FACTOR.min}–${FACTOR.max}. Default: ${FACTOR.default}. Fm + Fc is normalized to 100 on commit.`}
+            help={`Factor Fc in the load equation. Range: ${FACTOR.min}–${FACTOR.max}. Default: ${FACTOR.default}. With Least Load, Fm + Fc is normalized to 100 on commit; with Hash both are kept as typed.`}
           />
           <FieldRow id="normalized-factors" label="Saved as (Fm / Fc)" labelFor={false}>
             <output
@@ -288,8 +324,8 @@ export function TargetSetForm({
               aria-labelledby="normalized-factors-label"
               aria-live="polite"
             >
-              {normalized
-                ? `will be saved as ${normalized.mpsFactor} / ${normalized.connectionCountFactor}`
+              {factors
+                ? `will be saved as ${factors.mpsFactor} / ${factors.connectionCountFactor}`
                 : '—'}
             </output>
           </FieldRow>
@@ -352,7 +388,7 @@ export function TargetSetForm({
             label="Secondary Address"
             autoComplete="off"
             registration={register('secondary.address')}
-            error={errors.secondary?.address?.message}
+            error={errors.secondary?.address?.message ?? secondaryNote ?? undefined}
             help="Optional. For SCTP, a failover address of the association; for TCP, an independent address. When set, every IP List row needs a Secondary IP Address."
           />
           <RadioGroupField
