@@ -76,7 +76,7 @@ test('an admin configures IPFE A1 and A2, an XSI network and three application s
   const dialog = page.getByRole('dialog', { name: 'Delete XSI network xsi-a?' });
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await expect(dialog.getByRole('alert')).toContainText(
-    'XSI network xsi-a is still used by application server mp1, application server mp2, application server mp3',
+    'XSI network xsi-a is still used by application servers mp1, mp2 and mp3',
   );
   await expectAccessible(page, 'the refused delete');
   await dialog.getByRole('button', { name: 'Close' }).click();
