@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ARTIFACTS, authFile } from '../support/env';
-import { expect, test } from '../support/fixtures';
+import { expect, expectAccessible, test } from '../support/fixtures';
 
 test.use({ storageState: authFile('operator') });
 
@@ -36,6 +36,7 @@ test('two operators edit one target set and the second keeps their typing', asyn
   // B presses OK: refused, nothing overwritten, A's version loaded with B's typing on top.
   await page.getByRole('button', { name: 'OK' }).click();
   const alert = page.getByRole('alert').filter({ hasText: 'Changed by someone else' });
+  await expect(alert).toBeFocused();
   await expect(alert).toContainText(
     `Someone else saved Target Set ${ts.number} after you opened it. Your changes were not saved and nothing was overwritten.`,
   );
@@ -69,6 +70,7 @@ test('two operators edit one target set and the second keeps their typing', asyn
   expect(stored.deleteAgeSeconds).toBe(1200);
   expect((stored.servers as { description: string }[])[0]!.description).toBe('');
   await page.screenshot({ path: join(ARTIFACTS, 'target-sets-edit-conflict.png'), fullPage: true });
+  await expectAccessible(page, 'the Edit page after a refused save');
 
   // OK again saves both operators' changes, with the ETag of A's version.
   await page.getByRole('button', { name: 'OK' }).click();

@@ -1,4 +1,5 @@
-import { credentialsOf } from '../support/env';
+import { join } from 'node:path';
+import { ARTIFACTS, credentialsOf } from '../support/env';
 import { expect, logIn, test } from '../support/fixtures';
 
 // A session of its own: logging it out must not end the one the other flows share.
@@ -43,6 +44,7 @@ test('an operator logged out in another tab logs in again and finds their typing
     '900',
     '900 (yours)',
   ]);
+  await page.screenshot({ path: join(ARTIFACTS, 'target-sets-edit-typing-kept.png') });
 
   await page.getByRole('button', { name: 'OK' }).click();
   await expect(page.getByText(`Target Set ${ts.number} saved as revision`)).toBeVisible();

@@ -12,6 +12,8 @@ export interface Draft {
   base: unknown;
   /** The form's values as they were left. */
   mine: unknown;
+  /** Left because the session ended (else the page was reloaded). */
+  ended?: boolean;
 }
 
 /** A draft handed over in memory: after a refused save (412), to the form with their version. */
@@ -68,12 +70,19 @@ export function writeDraft(key: string, draft: Draft) {
     user: draft.user,
     base: withoutPasswords(draft.base),
     mine: withoutPasswords(draft.mine),
+    ...(draft.ended ? { ended: true } : {}),
   };
   try {
     storage()?.setItem(PREFIX + key, JSON.stringify(stored, replacer));
   } catch {
     // Full or disabled: the form still works, only the safety net is missing.
   }
+}
+
+/** The page went because the session ended: say so when the draft comes back. */
+export function markEnded(key: string) {
+  const draft = readDraft(key);
+  if (draft) writeDraft(key, { ...draft, ended: true });
 }
 
 export function removeDraft(key: string) {

@@ -155,8 +155,11 @@ function ChangesTable({ rows, theirs }: { rows: ChangeRow[]; theirs: boolean }) 
 }
 
 export interface KeptEdits {
-  /** stale: a save was refused because someone else saved first; session: the session ended. */
-  reason: 'stale' | 'session';
+  /**
+   * stale: a save was refused because someone else saved first; session: the session ended;
+   * reload: the page was loaded again (the tab keeps what was typed).
+   */
+  reason: 'stale' | 'session' | 'reload';
   /** "Target Set 4", "The options" (stale only). */
   what: string | null;
   rows: ChangeRow[];
@@ -207,9 +210,12 @@ export function KeptEditsNotice({ kept, onDiscard }: { kept: KeptEdits; onDiscar
       actions={discard}
     >
       <p className="alert-lead">
-        Your session ended before you saved; what you had typed is back in the form, not saved yet.
+        {kept.reason === 'session'
+          ? 'Your session ended before you saved; '
+          : 'This page was loaded again before you saved; '}
+        what you had typed is back in the form, not saved yet.
         {theirs &&
-          ' Meanwhile someone else saved this page: their version is in the form, with your changes on top of it.'}
+          ' Meanwhile someone else saved a new version: it is in the form, with your changes on top of it.'}
         {both}
       </p>
       {table}

@@ -4,7 +4,7 @@ import { useFormState } from 'react-hook-form';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, type Versioned } from '@/lib/api-client';
-import { removeDrafts } from '@/lib/drafts';
+import { readDraft, removeDrafts } from '@/lib/drafts';
 import { renderWithRouter } from '@/testing/render';
 import {
   CarriedOutcomeProvider,
@@ -174,6 +174,7 @@ describe('SaveFeedback, when someone else saved first (412)', () => {
     const table = await screen.findByRole('table', { name: 'Changes, field by field' });
     const alert = screen.getByRole('alert');
     expect(alert).toContainElement(table);
+    expect(alert).toHaveFocus();
     expect(alert).toHaveTextContent('Changed by someone else');
     expect(alert).toHaveTextContent(
       'Someone else saved Thing 1 after you opened it. Your changes were not saved and nothing was overwritten.',
@@ -276,5 +277,19 @@ describe('SaveFeedback shows the latest save only', () => {
     await user.click(screen.getByRole('button', { name: 'Apply' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Not saved');
     expect(screen.queryByText('Thing 1 saved as revision 1.')).not.toBeInTheDocument();
+  });
+});
+
+describe('SaveFeedback keeps unsaved input for the tab', () => {
+  it('while the form differs from the saved version, and no longer once it is saved', async () => {
+    const api = store(start);
+    const { user } = renderWithRouter(<EditPage api={api} />);
+    expect(readDraft('/')).toBeNull();
+    await user.type(field('Description'), 'typed');
+    expect(readDraft('/')?.mine).toMatchObject({ description: 'typed' });
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    expect(await screen.findByText('Thing 1 saved as revision 2.')).toBeInTheDocument();
+    // Nothing unsaved is left to give back after a login.
+    expect(readDraft('/')).toBeNull();
   });
 });

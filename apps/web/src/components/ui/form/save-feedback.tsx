@@ -13,6 +13,7 @@ import { NOTHING_TO_SAVE } from '@/lib/commits';
 import { sessionQueryKey, type SessionUser } from '@/lib/auth';
 import {
   handOver,
+  markEnded,
   readDraft,
   removeDraft,
   takeHandOver,
@@ -119,6 +120,12 @@ function OutcomeAlert({ outcome, loading }: { outcome: SaveOutcome; loading: boo
 }
 
 /**
+ * What the form was opened with, or last reset to (after Apply). From the control, which has it
+ * at once: `formState` is the last render's, and a reset's watch callback runs before the next.
+ */
+const defaultsOf = (form: UseFormReturn<FieldValues>): unknown => form.control._defaultValues;
+
+/**
  * The feedback of an Insert/Edit form, at its top, and the keeper of what the operator typed.
  *
  * - Only the latest save's feedback shows: a message from an earlier save (or from the page that
@@ -176,7 +183,7 @@ export function SaveFeedback({
     const stored = handed ? null : readDraft(key);
     const draft = handed ?? (stored && stored.user === userName() ? stored : null);
     if (!draft) return;
-    const defaults: unknown = form.formState.defaultValues;
+    const defaults: unknown = defaultsOf(form);
     const theirs = handed ? defaults : withoutPasswords(defaults);
     const changes = changesOf(draft.base, draft.mine, theirs);
     if (!handed && !changes.some((c) => c.byMe)) return;
@@ -185,7 +192,7 @@ export function SaveFeedback({
       if (c.byMe) form.setValue(c.path, c.mine, { shouldDirty: true });
     }
     setKept({
-      reason: handed ? 'stale' : 'session',
+      reason: handed ? 'stale' : draft.ended ? 'session' : 'reload',
       what: handed?.what ?? null,
       rows,
       attempt,
@@ -193,10 +200,19 @@ export function SaveFeedback({
     // Once, on the form's first mount: later renders must not put anything back again.
   }, []);
 
+  // After a refused save the page was built anew: focus and view go to what it says.
+  useEffect(() => {
+    if (kept?.reason !== 'stale') return;
+    const alert = root.current?.querySelector<HTMLElement>('[role="alert"]');
+    if (!alert) return;
+    alert.tabIndex = -1;
+    alert.focus();
+  }, [kept]);
+
   // Keep the unsaved input while the form differs from what it was opened with.
   useEffect(() => {
     const write = () => {
-      const base = withoutPasswords(form.formState.defaultValues);
+      const base = withoutPasswords(defaultsOf(form));
       const mine = withoutPasswords(form.getValues());
       if (sameValue(base, mine)) removeDraft(key);
       else writeDraft(key, { user: userName(), base, mine });
@@ -207,8 +223,10 @@ export function SaveFeedback({
       subscription.unsubscribe();
       // Leaving the page (OK, Cancel, the menu) drops it; a session that ended keeps it.
       if (queryClient.getQueryData(sessionQueryKey) !== null) removeDraft(key);
+      else markEnded(key);
     };
-  }, [form, key, queryClient]);
+    // The form's methods come in a new object every render; its control is the form itself.
+  }, [form.control, key, queryClient]);
 
   // Someone else saved first: hand the operator's edits to the form that shows their version.
   useEffect(() => {
@@ -217,7 +235,7 @@ export function SaveFeedback({
       reason: 'stale',
       what: outcome.what,
       user: userName(),
-      base: form.formState.defaultValues,
+      base: defaultsOf(form),
       mine: form.getValues(),
     });
     onReload();
