@@ -21,7 +21,7 @@ import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Alarms, type Alarm } from './alarms.ts';
 import { ConfigStore } from './config-store.ts';
-import { checkDocument } from './document-check.ts';
+import { checkDocument, rejectionText } from './document-check.ts';
 import { UserspaceDataPlane, type DataPlane, type Listener } from './data-plane.ts';
 import { KernelDataPlane } from './kernel-data-plane.ts';
 import { ExitGuard } from './exit-guard.ts';
@@ -217,7 +217,7 @@ export class Agent {
     if (!checked.ok) {
       this.counts.configRejects++;
       const first = checked.fields[0];
-      const message = `Configuration rejected: ${first ? `${first.path}: ${first.message}` : 'invalid'}`;
+      const message = `Configuration rejected: ${first ? rejectionText(body, first) : 'invalid'}`;
       this.alarms.raise(5100, message);
       this.log.warn({ fields: checked.fields.slice(0, 5) }, 'configuration rejected');
       return {

@@ -1,6 +1,7 @@
 import {
   configDocumentSchema,
   fieldErrorsOf,
+  issueText,
   type ConfigDocument,
   type FieldError,
 } from '@ipfe/schema';
@@ -22,4 +23,32 @@ export function checkDocument(
     };
   }
   return { ok: true, document: parsed.data };
+}
+
+const ENTITIES: Record<string, { label: string; key: 'number' | 'name' }> = {
+  targetSets: { label: 'Target Set', key: 'number' },
+  xsiNetworks: { label: 'XSI network', key: 'name' },
+  appServers: { label: 'Application server', key: 'name' },
+  peerNodeGroups: { label: 'Peer node group', key: 'name' },
+};
+
+/**
+ * A refused document's field error as an operator reads it in alarm 5100: the entity as the OAM
+ * names it ("Target Set 4", "Options") and the field as the GUI does, not the document's path
+ * ("config.targetSets.0.servers.0.weight"). A path it cannot name is kept as it is.
+ */
+export function rejectionText(body: unknown, field: FieldError): string {
+  const match = /^config\.(\w+)(?:\.(\d+))?\.(.+)$/.exec(field.path);
+  const [, list = '', index, rest = ''] = match ?? [];
+  if (list === 'options' && index === undefined) {
+    return `Options: ${issueText({ path: rest, message: field.message })}`;
+  }
+  const entity = ENTITIES[list];
+  if (!entity || index === undefined) return `${field.path}: ${field.message}`;
+  const config = (body as { config?: Record<string, unknown> } | null)?.config;
+  const item = (config?.[list] as Record<string, unknown>[] | undefined)?.[Number(index)];
+  const id = item?.[entity.key];
+  const name =
+    typeof id === 'string' || typeof id === 'number' ? String(id) : `#${Number(index) + 1}`;
+  return `${entity.label} ${name}: ${issueText({ path: rest, message: field.message })}`;
 }

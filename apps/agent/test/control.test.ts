@@ -74,7 +74,10 @@ describe('PUT /v1/config', () => {
     expect(body.error.code).toBe('INVALID_CONFIG');
     expect(body.error.fields.map((f) => f.path)).toContain('config.targetSets.0.servers.0.weight');
     await stillForwards();
-    expect((await agent.status()).alarms.map((x) => x.code)).toContain(5100);
+    const rejected = (await agent.status()).alarms.find((x) => x.code === 5100);
+    expect(rejected?.text).toBe(
+      'Configuration rejected: Target Set 1: IP List row 1: Weighting must be a whole number from 0 to 65535',
+    );
   });
 
   it('answers 422 to a document whose SHA-256 does not match, and to a body that is not JSON', async () => {
