@@ -40,7 +40,7 @@ const editor = (page: ReactNode) => (
 function Shell() {
   return (
     <RequireAuth>
-      <AppLayout status={<SyncBadge />} overlay={<PushProgress />}>
+      <AppLayout status={<SyncBadge />} notices={<PushProgress />}>
         <Outlet />
       </AppLayout>
     </RequireAuth>

@@ -1,5 +1,5 @@
-import type { ReactNode } from 'react';
-import { NavLink, useNavigate } from 'react-router';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { NavLink, useLocation, useNavigate } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { useLogout, useUser } from '@/lib/auth';
 
@@ -13,11 +13,13 @@ function Item({ to, children }: { to: string; children: ReactNode }) {
   );
 }
 
+export const MENU_ID = 'main-menu';
+
 /** The menu tree in the manner of the source GUI. */
 export function MenuTree() {
   const { data: user } = useUser();
   return (
-    <nav className="menu" aria-label="Main menu">
+    <nav className="menu" id={MENU_ID} aria-label="Main menu">
       <ul className="tree">
         <li>
           <span className="tree-folder">IPFE</span>
@@ -58,26 +60,52 @@ export function MenuTree() {
 
 /**
  * The shell: top bar, menu tree, content. `status` goes in the top bar (the IPFEs' sync badge),
- * `overlay` above the content (the push progress of the last commit); the app composes them.
+ * `notices` between the top bar and the page, in the flow so that it covers nothing (the push
+ * progress of the last commit); the app composes them. In a narrow window (below 1024 px, see
+ * styles.css) the menu folds away behind the top bar's Menu button.
  */
 export function AppLayout({
   children,
   status,
-  overlay,
+  notices,
 }: {
   children: ReactNode;
   status?: ReactNode;
-  overlay?: ReactNode;
+  notices?: ReactNode;
 }) {
   const { data: user } = useUser();
   const logout = useLogout();
   const navigate = useNavigate();
+  const location = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  // Following a link of the folded menu closes it: the page, not the menu, is what was asked for.
+  useEffect(() => setMenuOpen(false), [location.pathname]);
   return (
-    <div className="shell">
+    <div
+      className={`shell${menuOpen ? ' menu-open' : ''}`}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && menuOpen) {
+          setMenuOpen(false);
+          toggle.current?.focus();
+        }
+      }}
+    >
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="topbar">
+        <button
+          ref={toggle}
+          type="button"
+          className="menu-toggle"
+          aria-controls={MENU_ID}
+          aria-expanded={menuOpen}
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span className="menu-toggle-icon" aria-hidden="true" />
+          Menu
+        </button>
         <span className="brand">
           IPFE <span className="brand-sub">OAM</span>
         </span>
@@ -85,7 +113,8 @@ export function AppLayout({
         {user && (
           <div className="user">
             <span>
-              Logged in as <strong>{user.name}</strong>{' '}
+              <span className="user-lead">Logged in as </span>
+              <strong>{user.name}</strong>{' '}
               <span className="role" aria-label={`role ${user.role}`}>
                 {user.role}
               </span>
@@ -99,13 +128,13 @@ export function AppLayout({
           </div>
         )}
       </header>
+      {user && notices}
       <div className="body">
         <MenuTree />
         <main id="main" className="content" tabIndex={-1}>
           {children}
         </main>
       </div>
-      {user && overlay}
     </div>
   );
 }

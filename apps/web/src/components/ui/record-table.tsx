@@ -31,52 +31,54 @@ export function RecordTable<T>({
 }) {
   if (rows.length === 0) return <div className="empty">{empty}</div>;
   return (
-    <table className="data-table">
-      <caption className="visually-hidden">{caption}</caption>
-      <thead>
-        <tr>
-          {onSelect && (
-            <th scope="col" className="col-select">
-              <span className="visually-hidden">Select</span>
-            </th>
-          )}
-          {columns.map((c) => (
-            <th scope="col" key={c.header} className={c.className}>
-              {c.header}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => {
-          const key = rowKey(row);
-          const isSelected = selected === key;
-          return (
-            <tr
-              key={key}
-              className={isSelected ? 'selected' : undefined}
-              onClick={onSelect ? () => onSelect(key) : undefined}
-            >
-              {onSelect && (
-                <td className="col-select">
-                  <input
-                    type="radio"
-                    name={caption}
-                    aria-label={`Select ${rowLabel(row)}`}
-                    checked={isSelected}
-                    onChange={() => onSelect(key)}
-                  />
-                </td>
-              )}
-              {columns.map((c) => (
-                <td key={c.header} className={c.className}>
-                  {c.cell(row)}
-                </td>
-              ))}
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <div className="table-scroll">
+      <table className="data-table">
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {onSelect && (
+              <th scope="col" className="col-select">
+                <span className="visually-hidden">Select</span>
+              </th>
+            )}
+            {columns.map((c) => (
+              <th scope="col" key={c.header} className={c.className}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const key = rowKey(row);
+            const isSelected = selected === key;
+            return (
+              <tr
+                key={key}
+                className={isSelected ? 'selected' : undefined}
+                onClick={onSelect ? () => onSelect(key) : undefined}
+              >
+                {onSelect && (
+                  <td className="col-select">
+                    <input
+                      type="radio"
+                      name={caption}
+                      aria-label={`Select ${rowLabel(row)}`}
+                      checked={isSelected}
+                      onChange={() => onSelect(key)}
+                    />
+                  </td>
+                )}
+                {columns.map((c) => (
+                  <td key={c.header} className={c.className}>
+                    {c.cell(row)}
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -17,6 +17,22 @@ export function matches(alarm: AlarmRecord, filter: AlarmFilter): boolean {
   );
 }
 
+/** A time that may break between its date and its clock time, nowhere else. */
+function Stamp({ iso, now }: { iso: string | null; now: number }) {
+  const [date, time] = clock(iso).split(' ');
+  return (
+    <time dateTime={iso ?? undefined} title={ago(iso, now)}>
+      <span className="nowrap">{date}</span>
+      {time && (
+        <>
+          {' '}
+          <span className="nowrap">{time}</span>
+        </>
+      )}
+    </time>
+  );
+}
+
 const SEVERITY_RANK: Record<string, number> = { critical: 0, major: 1, minor: 2 };
 
 function AlarmTable({
@@ -31,55 +47,53 @@ function AlarmTable({
   now: number;
 }) {
   return (
-    <table className="data-table alarm-table">
-      <caption className="visually-hidden">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Severity</th>
-          <th scope="col">Alarm</th>
-          <th scope="col">IPFE</th>
-          <th scope="col" className="num">
-            Target Set
-          </th>
-          <th scope="col">Server</th>
-          <th scope="col">Text</th>
-          <th scope="col">Raised</th>
-          {cleared && <th scope="col">Cleared</th>}
-          <th scope="col" className="num">
-            {cleared ? 'Lasted' : 'For'}
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {alarms.map((a) => (
-          <tr key={a.id}>
-            <td>
-              <span className={`sev sev-${a.severity}`}>{a.severity}</span>
-            </td>
-            <th scope="row">
-              {a.code} {a.name}
+    <div className="table-scroll">
+      <table className="data-table alarm-table">
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Severity</th>
+            <th scope="col">Alarm</th>
+            <th scope="col">IPFE</th>
+            <th scope="col" className="num">
+              Target Set
             </th>
-            <td>IPFE-{a.slot}</td>
-            <td className="num">{a.targetSet ?? '—'}</td>
-            <td>{a.server ? <code>{a.server}</code> : '—'}</td>
-            <td className="alarm-text">{a.text}</td>
-            <td className="nowrap">
-              <time dateTime={a.raisedAt} title={ago(a.raisedAt, now)}>
-                {clock(a.raisedAt)}
-              </time>
-            </td>
-            {cleared && (
-              <td className="nowrap">
-                <time dateTime={a.clearedAt ?? undefined} title={ago(a.clearedAt, now)}>
-                  {clock(a.clearedAt)}
-                </time>
-              </td>
-            )}
-            <td className="num nowrap">{duration(a.raisedAt, a.clearedAt, now)}</td>
+            <th scope="col">Server</th>
+            <th scope="col">Text</th>
+            <th scope="col">Raised</th>
+            {cleared && <th scope="col">Cleared</th>}
+            <th scope="col" className="num">
+              {cleared ? 'Lasted' : 'For'}
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {alarms.map((a) => (
+            <tr key={a.id}>
+              <td>
+                <span className={`sev sev-${a.severity}`}>{a.severity}</span>
+              </td>
+              <th scope="row">
+                {a.code} {a.name}
+              </th>
+              <td className="alarm-ipfe">IPFE-{a.slot}</td>
+              <td className="num">{a.targetSet ?? '—'}</td>
+              <td>{a.server ? <code>{a.server}</code> : '—'}</td>
+              <td className="alarm-text">{a.text}</td>
+              <td>
+                <Stamp iso={a.raisedAt} now={now} />
+              </td>
+              {cleared && (
+                <td>
+                  <Stamp iso={a.clearedAt} now={now} />
+                </td>
+              )}
+              <td className="num alarm-for">{duration(a.raisedAt, a.clearedAt, now)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

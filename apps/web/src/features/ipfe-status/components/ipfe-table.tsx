@@ -18,90 +18,92 @@ const DATA_PATHS: Record<string, string> = {
  */
 export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }) {
   return (
-    <table className="data-table status-table">
-      <caption className="visually-hidden">IPFE nodes</caption>
-      <thead>
-        <tr>
-          <th scope="col">IPFE</th>
-          <th scope="col">Agent</th>
-          <th scope="col">Configuration</th>
-          <th scope="col">Last contact</th>
-          <th scope="col">Mate</th>
-          <th scope="col">Serves (TSA)</th>
-          <th scope="col">Active alarms</th>
-        </tr>
-      </thead>
-      <tbody>
-        {slots.map((slot) => {
-          const sync = syncOf(slot);
-          return (
-            <tr key={slot.slot} id={`ipfe-${slot.slot}`} className={`row-${sync.tone}`}>
-              <th scope="row">IPFE-{slot.slot}</th>
-              <td>
-                {slot.configured && slot.address !== null && slot.agentPort !== null ? (
-                  <code>{formatHostPort(slot.address, slot.agentPort)}</code>
-                ) : (
-                  <Link to="/options">Configure under Options</Link>
-                )}
-                {slot.dataplane && (
-                  <span className="sub">
-                    {DATA_PATHS[slot.dataplane] ?? slot.dataplane} ·{' '}
-                    {(slot.connections ?? 0).toLocaleString('en-US')} open connections
-                  </span>
-                )}
-              </td>
-              <td>
-                <span className={`state state-${sync.tone}`}>{sync.label}</span>
-                {sync.detail && <span className="sub state-detail">{sync.detail}</span>}
-              </td>
-              <td>
-                {slot.configured ? (
-                  <time dateTime={slot.lastContact ?? undefined} title={clock(slot.lastContact)}>
-                    {ago(slot.lastContact, now)}
-                  </time>
-                ) : (
-                  '—'
-                )}
-              </td>
-              <td>
-                {slot.mateAlive === null ? (
-                  '—'
-                ) : slot.mateAlive ? (
-                  `IPFE-${MATES[slot.slot]} alive`
-                ) : (
-                  <span className="state state-error">IPFE-{MATES[slot.slot]} silent</span>
-                )}
-              </td>
-              <td>
-                {slot.owned.length === 0
-                  ? '—'
-                  : slot.owned.map((o) => (
-                      <span key={o.tsa} className="owned">
-                        <code>{o.tsa}</code> TS {o.targetSet}{' '}
-                        <span className="sub-inline">({o.role})</span>
-                      </span>
-                    ))}
-              </td>
-              <td>
-                {slot.alarms.length === 0 ? (
-                  '—'
-                ) : (
-                  <ul className="plain-list alarm-groups">
-                    {groupAlarms(slot.alarms).map((g) => (
-                      <li key={g.code}>
-                        <span className={`sev sev-${g.severity}`}>{g.severity}</span> {g.code}{' '}
-                        {g.name}
-                        {g.count > 1 && <span className="alarm-count"> ×{g.count}</span>}
-                        {g.on && <span className="sub"> on {g.on}</span>}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <div className="table-scroll">
+      <table className="data-table status-table">
+        <caption className="visually-hidden">IPFE nodes</caption>
+        <thead>
+          <tr>
+            <th scope="col">IPFE</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Configuration</th>
+            <th scope="col">Last contact</th>
+            <th scope="col">Mate</th>
+            <th scope="col">Serves (TSA)</th>
+            <th scope="col">Active alarms</th>
+          </tr>
+        </thead>
+        <tbody>
+          {slots.map((slot) => {
+            const sync = syncOf(slot);
+            return (
+              <tr key={slot.slot} id={`ipfe-${slot.slot}`} className={`row-${sync.tone}`}>
+                <th scope="row">IPFE-{slot.slot}</th>
+                <td>
+                  {slot.configured && slot.address !== null && slot.agentPort !== null ? (
+                    <code>{formatHostPort(slot.address, slot.agentPort)}</code>
+                  ) : (
+                    <Link to="/options">Configure under Options</Link>
+                  )}
+                  {slot.dataplane && (
+                    <span className="sub">
+                      {DATA_PATHS[slot.dataplane] ?? slot.dataplane} ·{' '}
+                      {(slot.connections ?? 0).toLocaleString('en-US')} open connections
+                    </span>
+                  )}
+                </td>
+                <td>
+                  <span className={`state state-${sync.tone}`}>{sync.label}</span>
+                  {sync.detail && <span className="sub state-detail">{sync.detail}</span>}
+                </td>
+                <td>
+                  {slot.configured ? (
+                    <time dateTime={slot.lastContact ?? undefined} title={clock(slot.lastContact)}>
+                      {ago(slot.lastContact, now)}
+                    </time>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>
+                  {slot.mateAlive === null ? (
+                    '—'
+                  ) : slot.mateAlive ? (
+                    `IPFE-${MATES[slot.slot]} alive`
+                  ) : (
+                    <span className="state state-error">IPFE-{MATES[slot.slot]} silent</span>
+                  )}
+                </td>
+                <td>
+                  {slot.owned.length === 0
+                    ? '—'
+                    : slot.owned.map((o) => (
+                        <span key={o.tsa} className="owned">
+                          <code>{o.tsa}</code> TS {o.targetSet}{' '}
+                          <span className="sub-inline">({o.role})</span>
+                        </span>
+                      ))}
+                </td>
+                <td>
+                  {slot.alarms.length === 0 ? (
+                    '—'
+                  ) : (
+                    <ul className="plain-list alarm-groups">
+                      {groupAlarms(slot.alarms).map((g) => (
+                        <li key={g.code}>
+                          <span className={`sev sev-${g.severity}`}>{g.severity}</span> {g.code}{' '}
+                          {g.name}
+                          {g.count > 1 && <span className="alarm-count"> ×{g.count}</span>}
+                          {g.on && <span className="sub"> on {g.on}</span>}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }
