@@ -37,7 +37,7 @@ describe('a restart on the same data file', () => {
       url: '/api/session',
       headers: { cookie: admin.cookie },
     });
-    expect(sessionStillOpen.statusCode).toBe(200);
+    expect(sessionStillOpen.json().user).toEqual({ name: 'admin', role: 'admin' });
     const adminAgain = await login(reopened);
     expect((await adminAgain.get('/api/revisions?limit=1000')).json()).toEqual(revisionsBefore);
     expect((await adminAgain.get('/api/export')).json()).toEqual(documentBefore);

@@ -55,11 +55,11 @@ async function routes(): Promise<{ method: string; url: string }[]> {
   );
 }
 
-const PUBLIC = new Set(['POST /api/session', 'GET /api/health']);
+const PUBLIC = new Set(['POST /api/session', 'GET /api/session', 'GET /api/health']);
 const ADMIN_ONLY = /^\/api\/(users|audit)/;
 
 describe('who may call what: every route of the OpenAPI document, with each role', () => {
-  it('answers 401 without a session to every route but login and health', async () => {
+  it('answers 401 without a session to every route but login, who is logged in, and health', async () => {
     const all = await routes();
     expect(all.length).toBeGreaterThan(25);
     for (const { method, url } of all) {

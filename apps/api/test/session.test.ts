@@ -88,8 +88,11 @@ describe('POST /api/session', () => {
 });
 
 describe('GET and DELETE /api/session', () => {
-  it('answers 401 without a session and the user with one', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/session' })).statusCode).toBe(401);
+  it('answers user null without a session (200: not an error, no cookie) and the user with one', async () => {
+    const nobody = await t.app.inject({ method: 'GET', url: '/api/session' });
+    expect(nobody.statusCode).toBe(200);
+    expect(nobody.json()).toEqual({ user: null });
+    expect(nobody.headers['set-cookie']).toBeUndefined();
     const client = await login(t.app);
     const response = await client.get('/api/session');
     expect(response.json()).toEqual({
@@ -104,6 +107,7 @@ describe('GET and DELETE /api/session', () => {
     const after = await client.get('/api/options');
     expect(after.statusCode).toBe(401);
     expect(after.json().error.code).toBe('UNAUTHENTICATED');
+    expect((await client.get('/api/session')).json()).toEqual({ user: null });
   });
 
   it('refuses a logout without the CSRF token', async () => {
@@ -197,7 +201,7 @@ describe('what another process writes to the file', () => {
       for (let i = 0; i < 3; i++) expect((await client.get('/api/session')).statusCode).toBe(200);
       change(name);
       const after = await client.get('/api/session');
-      expect(after.statusCode, what).toBe(401);
+      expect(after.json(), what).toEqual({ user: null });
       expect((await client.get('/api/options')).statusCode, what).toBe(401);
       fromAnotherProcess('DELETE FROM sessions');
     }
@@ -261,6 +265,6 @@ describe('the user read with the session', () => {
     t.app.usersRepository.delete('admin');
     expect((await get(id))?.username).toBe('admin');
     expect(store.takeUser(id)).toBeNull(); // read with it: no such user
-    expect((await client.get('/api/session')).statusCode).toBe(401);
+    expect((await client.get('/api/session')).json()).toEqual({ user: null });
   });
 });

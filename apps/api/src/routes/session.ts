@@ -39,13 +39,25 @@ const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  // Public: "nobody is logged in" is an answer, not an error (the GUI asks this before every
+  // login page, and a 401 would stand in the browser's console as a failure).
   app.get(
     '/api/session',
-    { schema: { tags, summary: 'Who is logged in', response: { 200: sessionView } } },
-    async (request) => ({
-      user: { name: request.user!.name, role: request.user!.role },
-      csrfToken: request.session.get('csrfToken')!,
-    }),
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Who is logged in, with the csrfToken of their login; user null when nobody is',
+        response: { 200: z.union([sessionView, z.object({ user: z.null() })]) },
+      },
+    },
+    async (request) =>
+      request.user
+        ? {
+            user: { name: request.user.name, role: request.user.role },
+            csrfToken: request.session.get('csrfToken')!,
+          }
+        : { user: null },
   );
 
   app.delete(

@@ -23,7 +23,12 @@ let loggedOut = false;
 
 async function getSession(): Promise<SessionUser | null> {
   try {
-    const { data } = await api.get<SessionView>('/api/session');
+    // Nobody logged in: 200 with user null (not a 401, which the browser would log as a failure).
+    const { data } = await api.get<SessionView | { user: null }>('/api/session');
+    if (!data.user) {
+      setCsrfToken(null);
+      return null;
+    }
     setCsrfToken(data.csrfToken);
     return data.user;
   } catch (err) {

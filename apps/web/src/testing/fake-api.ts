@@ -90,7 +90,7 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
         state.user = null;
         return json(204, null);
       }
-      return state.user ? json(200, { user: state.user, csrfToken: 'csrf-1' }) : unauthenticated();
+      return json(200, state.user ? { user: state.user, csrfToken: 'csrf-1' } : { user: null });
     }
     if (!state.user) return unauthenticated();
     if (method !== 'GET')
