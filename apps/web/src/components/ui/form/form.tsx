@@ -101,6 +101,44 @@ function onlyWhereTheOperatorHasBeen<F extends FieldValues, C, O>(
 }
 
 /**
+ * A field left by pressing a button (Add server, Remove) is checked once the click is over: a
+ * message that appeared under it at the press would move the button away from under the pointer,
+ * and the click would be lost.
+ */
+const pressedButton = (() => {
+  let pressed = false;
+  let after: (() => void)[] = [];
+  if (typeof document !== 'undefined') {
+    document.addEventListener(
+      'pointerdown',
+      (event) => {
+        pressed = event.target instanceof Element && event.target.closest('button') !== null;
+      },
+      true,
+    );
+    const flush = () => {
+      pressed = false;
+      const queued = after;
+      after = [];
+      for (const run of queued) run();
+    };
+    // After the click that follows the release.
+    const release = () => void setTimeout(flush);
+    document.addEventListener('pointerup', release, true);
+    document.addEventListener('pointercancel', release, true);
+    // A release the page never saw (outside the window) must not hold checks back for good.
+    document.addEventListener('keydown', flush, true);
+  }
+  return {
+    /** Runs `check` now, or after the click of the button being pressed. */
+    settle(check: () => Promise<unknown>): Promise<unknown> {
+      if (!pressed) return check();
+      return new Promise((resolve) => after.push(() => resolve(check())));
+    },
+  };
+})();
+
+/**
  * An error shows until the value is right, not until the field is left: a field that shows an
  * error is checked again as it changes, even before it was first left (an error a list's or
  * another field's check put there; a pull-down chosen with the mouse is not left).
@@ -112,6 +150,7 @@ function recheckingErrors<F extends FieldValues, O>(
     const registration = form.register(name, options);
     return {
       ...registration,
+      onBlur: (event) => pressedButton.settle(() => registration.onBlur(event)) as Promise<void>,
       onChange: async (event) => {
         const result = await registration.onChange(event);
         const state = form.getFieldState(name);

@@ -177,10 +177,13 @@ export function TargetSetForm({
   }, [isHash, leastLoadInvalid]);
   const leastLoadLocked = isHash && !openUnderHash && !leastLoadInvalid;
   const hasSecondary = (values.secondary?.address ?? '').trim() !== '';
-  const secondaryTouched = isSubmitted || Boolean(touchedFields.secondary?.address);
-  const secondaryNote = secondaryTouched
-    ? secondaryGap(context.appServers, values.servers ?? [], values.secondary?.address ?? '')
-    : null;
+  // Live, not when the field is left: it follows the rows' choices, and a message that appeared
+  // as the field is left would move Add server away from under the operator's click.
+  const secondaryNote = secondaryGap(
+    context.appServers,
+    values.servers ?? [],
+    values.secondary?.address ?? '',
+  );
 
   // Insert: the TS Number pull-down offers the numbers unused as the Target Sets were last read.
   // When another client has taken the chosen one meanwhile, it is no longer offered: the form
