@@ -222,14 +222,18 @@ const CONTROLS = 'input, select, textarea, button';
 
 /**
  * Where a refused save leaves the operator: on the first field marked in error, in page order,
- * scrolled into view; without one, on the first error message. Only when the save left the focus
- * nowhere or on its own button: whoever typed on meanwhile keeps typing where they are.
+ * scrolled into view; without one, on the first error message. Only when the focus is where the
+ * save left it (`atSubmit`: the field Enter was pressed in, the button, or nowhere): whoever moved
+ * on to type elsewhere meanwhile keeps typing where they are.
  */
-export function focusFirstError(form: HTMLFormElement) {
+export function focusFirstError(form: HTMLFormElement, atSubmit: Element | null) {
   const doc = form.ownerDocument;
   const active = doc.activeElement;
   const idle =
-    !active || active === doc.body || (form.contains(active) && active.matches('button'));
+    !active ||
+    active === doc.body ||
+    active === atSubmit ||
+    (form.contains(active) && active.matches('button'));
   if (!idle) return;
   const marked = [...form.querySelectorAll<HTMLElement>('[aria-invalid="true"]')];
   const control = marked
@@ -267,9 +271,10 @@ export function Form<F extends FieldValues, O>({
   const element = useRef<HTMLFormElement>(null);
   const { isSubmitting, submitCount } = useFormState({ control: form.control });
   const wasSubmitting = useRef(false);
+  const focusAtSubmit = useRef<Element | null>(null);
   useEffect(() => {
     if (wasSubmitting.current && !isSubmitting && element.current) {
-      focusFirstError(element.current);
+      focusFirstError(element.current, focusAtSubmit.current);
     }
     wasSubmitting.current = isSubmitting;
   }, [isSubmitting, submitCount]);
@@ -280,7 +285,10 @@ export function Form<F extends FieldValues, O>({
         noValidate
         aria-label={label}
         className={className}
-        onSubmit={(event) => void form.handleSubmit(onSubmit)(event)}
+        onSubmit={(event) => {
+          focusAtSubmit.current = document.activeElement;
+          void form.handleSubmit(onSubmit)(event);
+        }}
       >
         {children}
       </form>

@@ -601,6 +601,18 @@ describe('TargetSetForm: a refused save', () => {
     expect(number).toHaveAccessibleDescription(/Target Set 2 already exists/);
     expect(number).toHaveFocus();
   });
+
+  it('moves focus there from the field Enter was pressed in, too', async () => {
+    const save = vi.fn(async () => {
+      throw new ApiError(409, 'CONFLICT', 'Target Set 2 already exists', [
+        { path: 'number', message: 'Target Set 2 already exists' },
+      ]);
+    });
+    const { user } = renderForm({ save });
+    await fillValid(user);
+    await user.type(screen.getByLabelText('Description, row 1'), 'rack 3{Enter}');
+    await waitFor(() => expect(screen.getByLabelText(/TS Number/)).toHaveFocus());
+  });
 });
 
 describe('TargetSetForm: the secondary address family', () => {
