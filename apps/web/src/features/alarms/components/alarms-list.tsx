@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { Fragment, useId } from 'react';
 import { ago, clock, duration } from '@/lib/time';
 import type { AlarmRecord, AlarmsView } from '../api/get-alarms';
 
@@ -32,6 +32,22 @@ function Stamp({ iso, now }: { iso: string | null; now: number }) {
     </time>
   );
 }
+
+/** An IPv6 address (or endpoint) may break after a colon rather than widen its column. */
+const breakAtColons = (address: string) =>
+  address.split(':').map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && (
+        <>
+          :<wbr />
+        </>
+      )}
+      {part}
+    </Fragment>
+  ));
+
+/** "21 min 51 s" may break between "21 min" and "51 s", never inside one. */
+const keepUnits = (span: string) => span.replace(/(\d) /g, '$1\u00a0');
 
 const SEVERITY_RANK: Record<string, number> = { critical: 0, major: 1, minor: 2 };
 
@@ -78,7 +94,7 @@ function AlarmTable({
               </th>
               <td className="alarm-ipfe">IPFE-{a.slot}</td>
               <td className="num">{a.targetSet ?? '—'}</td>
-              <td>{a.server ? <code>{a.server}</code> : '—'}</td>
+              <td>{a.server ? <code>{breakAtColons(a.server)}</code> : '—'}</td>
               <td className="alarm-text">{a.text}</td>
               <td>
                 <Stamp iso={a.raisedAt} now={now} />
@@ -88,7 +104,7 @@ function AlarmTable({
                   <Stamp iso={a.clearedAt} now={now} />
                 </td>
               )}
-              <td className="num alarm-for">{duration(a.raisedAt, a.clearedAt, now)}</td>
+              <td className="num">{keepUnits(duration(a.raisedAt, a.clearedAt, now))}</td>
             </tr>
           ))}
         </tbody>
