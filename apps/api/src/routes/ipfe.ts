@@ -2,6 +2,29 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IPFE_SLOTS } from '@ipfe/schema';
 
+const alarmView = z.object({
+  id: z.number(),
+  slot: z.string(),
+  code: z.number(),
+  name: z.string(),
+  severity: z.string(),
+  targetSet: z.number().nullable(),
+  server: z.string().nullable(),
+  text: z.string(),
+  raisedAt: z.string(),
+  clearedAt: z.string().nullable(),
+});
+
+/** An active alarm as a slot's view gives it: what it is and what it is on. */
+const activeAlarmView = alarmView.pick({
+  code: true,
+  name: true,
+  severity: true,
+  targetSet: true,
+  server: true,
+  text: true,
+});
+
 const slotView = z.object({
   slot: z.enum(IPFE_SLOTS),
   configured: z.boolean(),
@@ -19,29 +42,7 @@ const slotView = z.object({
   mateAlive: z.boolean().nullable(),
   dataplane: z.string().nullable(),
   connections: z.number().nullable(),
-  alarms: z.array(
-    z.object({
-      code: z.number(),
-      name: z.string(),
-      severity: z.string(),
-      targetSet: z.number().nullable(),
-      server: z.string().nullable(),
-      text: z.string(),
-    }),
-  ),
-});
-
-const alarmView = z.object({
-  id: z.number(),
-  slot: z.string(),
-  code: z.number(),
-  name: z.string(),
-  severity: z.string(),
-  targetSet: z.number().nullable(),
-  server: z.string().nullable(),
-  text: z.string(),
-  raisedAt: z.string(),
-  clearedAt: z.string().nullable(),
+  alarms: z.array(activeAlarmView),
 });
 
 const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
