@@ -58,3 +58,51 @@ test('an operator whose Target Set was saved by someone else meanwhile is told s
   await expect(page.getByLabel('Weighting, row 1')).toHaveValue('7');
   await expect(page.getByText('Changed by someone else')).toHaveCount(0);
 });
+
+test('a newer version loaded in the background while the operator types is not saved over (the save carries the ETag of the version the form shows)', async ({
+  page,
+  api,
+}) => {
+  const lab = await api.lab(12);
+  const [mp1, mp2] = lab.servers;
+  const ts = await lab.targetSet({
+    family: 'ipv4',
+    primary: { address: lab.tsa4 },
+    servers: [{ address: mp1!.v4 }, { address: mp2!.v4 }],
+  });
+
+  await page.goto(`/target-sets/${ts.number}/edit`);
+  await page.getByLabel('Description, row 1').fill('primary site');
+
+  // Someone else changes the weights meanwhile.
+  await api.put(`/api/target-sets/${ts.number}`, (current) => ({
+    ...current,
+    primary: { address: (current.primary as { address: string }).address, activeIpfe: 'A1' },
+    secondary: null,
+    servers: (current.servers as { address: string }[]).map((s) => ({
+      address: s.address,
+      weight: 7,
+    })),
+    warnings: undefined,
+    owner: undefined,
+    activeBindings: undefined,
+  }));
+
+  // The page reloads its data in the background: back online once the data is stale (10 s).
+  const reloaded = page.waitForResponse(
+    (r) => r.url().endsWith(`/api/target-sets/${ts.number}`) && r.request().method() === 'GET',
+    { timeout: 20_000 },
+  );
+  await page.waitForTimeout(10_500);
+  await page.context().setOffline(true);
+  await page.context().setOffline(false);
+  await reloaded;
+
+  await page.getByRole('button', { name: 'OK' }).click();
+  await expect(
+    page.getByRole('alert').filter({ hasText: 'Changed by someone else' }),
+  ).toBeVisible();
+  const stored = (await api.get(`/api/target-sets/${ts.number}`)).body;
+  expect((stored.servers as { weight: number }[]).map((s) => s.weight)).toEqual([7, 7]);
+  expect((stored.servers as { description: string }[])[0]!.description).toBe('');
+});

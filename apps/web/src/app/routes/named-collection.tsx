@@ -5,6 +5,7 @@ import { CarriedOutcomeProvider, type SaveOutcome } from '@/components/ui/form';
 import { ListToolbar } from '@/components/ui/list-toolbar';
 import { Loading, Page } from '@/components/ui/page';
 import { canEdit, useUser } from '@/lib/auth';
+import { useShownVersion } from '@/lib/shown-version';
 import { SavedNotice, type SavedState } from './saved-notice';
 
 interface Query<T> {
@@ -26,7 +27,12 @@ interface FormProps<Entity, Body, Saved> {
  * What differs between the pages of a collection keyed by name (XSI networks, application
  * servers, peer node groups): words, hooks, the list and the form.
  */
-export interface NamedCollection<Entity, View extends { name: string }, Body, Saved> {
+export interface NamedCollection<
+  Entity,
+  View extends { name: string },
+  Body,
+  Saved extends { etag: string | null },
+> {
   trail: string[];
   path: string;
   /** "XSI Networks": the page title. */
@@ -51,9 +57,12 @@ export interface NamedCollection<Entity, View extends { name: string }, Body, Sa
 }
 
 /** The list (View), Insert and Edit pages of a named collection. */
-export function namedCollectionRoutes<Entity, View extends { name: string }, Body, Saved>(
-  c: NamedCollection<Entity, View, Body, Saved>,
-) {
+export function namedCollectionRoutes<
+  Entity,
+  View extends { name: string },
+  Body,
+  Saved extends { etag: string | null },
+>(c: NamedCollection<Entity, View, Body, Saved>) {
   const editPath = (name: string) => `${c.path}/${encodeURIComponent(name)}/edit`;
   const plural = `${c.nounInSentence}s`;
 
@@ -126,6 +135,7 @@ export function namedCollectionRoutes<Entity, View extends { name: string }, Bod
     const update = c.useUpdate();
     const [version, setVersion] = useState(0);
     const loaded = item.data;
+    const shown = useShownVersion(loaded?.etag, version);
     // Apply on Insert came here with its message: the form shows it until the next save.
     const state = location.state as SavedState | null;
     const carried = useMemo<SaveOutcome | null>(
@@ -142,7 +152,11 @@ export function namedCollectionRoutes<Entity, View extends { name: string }, Bod
           <CarriedOutcomeProvider key={version} outcome={carried}>
             {c.renderForm({
               entity: loaded.data,
-              save: (body) => update.mutateAsync({ name, data: body, etag: loaded.etag }),
+              save: async (body) => {
+                const saved = await update.mutateAsync({ name, data: body, etag: shown.etag() });
+                shown.saved(saved.etag);
+                return saved;
+              },
               onDone: (saved) => void navigate(c.path, { state: saved ? { saved } : null }),
               onSavedInsert: () => undefined,
               onReload: () => void item.refetch().then(() => setVersion((v) => v + 1)),

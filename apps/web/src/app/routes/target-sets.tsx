@@ -17,6 +17,7 @@ import { TargetSetForm } from '@/features/target-sets/components/target-set-form
 import { TargetSetsView } from '@/features/target-sets/components/target-sets-view';
 import { useXsiNetworks } from '@/features/xsi-networks/api/get-xsi-networks';
 import { canEdit, useUser } from '@/lib/auth';
+import { useShownVersion } from '@/lib/shown-version';
 import { SavedNotice, type SavedState } from './saved-notice';
 
 const TRAIL = ['IPFE', 'Configuration'];
@@ -210,6 +211,7 @@ export function TargetSetEditRoute() {
   const update = useUpdateTargetSet();
   const { context, error } = useTargetSetContext(number);
   const [version, setVersion] = useState(0);
+  const shown = useShownVersion(targetSet.data?.etag, version);
   const carried = (location.state as { outcome?: SaveOutcome } | null)?.outcome ?? null;
   const failure = targetSet.error ?? error;
   const entity: TargetSetView | undefined = targetSet.data?.data;
@@ -223,9 +225,11 @@ export function TargetSetEditRoute() {
           family={entity.family}
           targetSet={entity}
           initialOutcome={version === 0 ? carried : null}
-          save={(body: TargetSet) =>
-            update.mutateAsync({ number, data: body, etag: targetSet.data?.etag ?? null })
-          }
+          save={async (body: TargetSet) => {
+            const saved = await update.mutateAsync({ number, data: body, etag: shown.etag() });
+            shown.saved(saved.etag);
+            return saved;
+          }}
           onDone={(outcome) => void navigate('/target-sets', { state: toView(outcome) })}
           onInserted={() => undefined}
           onReload={() => void targetSet.refetch().then(() => setVersion((v) => v + 1))}
