@@ -110,7 +110,10 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   log('stopping…');
-  for (const { child } of [...children].reverse()) child.kill('SIGTERM');
+  for (const { child } of [...children].reverse()) {
+    child.kill('SIGTERM');
+    child.kill('SIGCONT'); // a part stopped with kill -STOP (an outage tried by hand) must see it
+  }
   await Promise.all(
     children.map(
       ({ child }) =>

@@ -24,6 +24,8 @@ interface Watch {
   socket: net.Socket | null;
   retry: NodeJS.Timeout | null;
   up: boolean;
+  /** The current connection has delivered a heartbeat (or needs none). */
+  heard: boolean;
 }
 
 /**
@@ -66,7 +68,7 @@ export class Monitor {
   }
 
   #start(server: string) {
-    const watch: Watch = { server, socket: null, retry: null, up: false };
+    const watch: Watch = { server, socket: null, retry: null, up: false, heard: false };
     this.#watches.set(server, watch);
     this.#connect(watch);
   }
@@ -90,6 +92,7 @@ export class Monitor {
     socket.on('connect', () => {
       if (settings.monitorProtocol !== 'heartbeat') socket.setTimeout(0);
       watch.up = true;
+      watch.heard = settings.monitorProtocol !== 'heartbeat';
       this.log.info({ server: watch.server }, 'monitoring connection up');
       this.events.connected(watch.server);
     });
@@ -100,7 +103,9 @@ export class Monitor {
       watch.socket = null;
       if (watch.up) {
         watch.up = false;
-        this.log.warn({ server: watch.server }, 'monitoring connection lost');
+        // A hung server accepts every reconnect and stays silent: one warning per outage.
+        if (watch.heard) this.log.warn({ server: watch.server }, 'monitoring connection lost');
+        else this.log.debug({ server: watch.server }, 'silent monitoring connection dropped');
         this.events.lost(watch.server);
       }
       if (this.#watches.get(watch.server) === watch && !this.#closed) {
@@ -123,7 +128,7 @@ export class Monitor {
           discarding = false;
           continue;
         }
-        this.#line(watch.server, line);
+        if (this.#line(watch.server, line)) watch.heard = true;
       }
       if (buffer.length > HEARTBEAT_LINE_MAX) {
         if (!discarding) this.events.malformed(watch.server, buffer.slice(0, 80));
@@ -133,18 +138,21 @@ export class Monitor {
     });
   }
 
-  #line(server: string, line: string) {
+  /** One line from a server: true when it was a heartbeat. */
+  #line(server: string, line: string): boolean {
     const text = line.trim();
-    if (text === '') return;
-    if (text.length > HEARTBEAT_LINE_MAX) return this.events.malformed(server, text.slice(0, 80));
+    if (text === '') return false;
+    const malformed = () => (this.events.malformed(server, text.slice(0, 80)), false);
+    if (text.length > HEARTBEAT_LINE_MAX) return malformed();
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return this.events.malformed(server, text.slice(0, 80));
+      return malformed();
     }
     const parsed = heartbeatSchema.safeParse(value);
-    if (!parsed.success) return this.events.malformed(server, text.slice(0, 80));
+    if (!parsed.success) return malformed();
     this.events.heartbeat(server, parsed.data);
+    return true;
   }
 }

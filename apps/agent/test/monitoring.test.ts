@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { once } from 'node:events';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   addressesOf,
@@ -35,8 +36,18 @@ async function allNormal() {
   );
 }
 
+/** The agent's log lines (JSON), as an operator reads them. */
+const logLines: { level: number; msg: string; server?: string }[] = [];
+
 beforeAll(async () => {
-  agent = await startAgent({ host: a.a1, holdOffMs: 0 });
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        logLines.push(JSON.parse(line) as (typeof logLines)[number]);
+      done();
+    },
+  });
+  agent = await startAgent({ host: a.a1, holdOffMs: 0, logStream });
 });
 afterAll(async () => {
   await agent.stop();
@@ -117,6 +128,7 @@ describe('application server monitoring', () => {
         return seen.state === 'offline' && seen.alarms.length === 1;
       });
       const first = await victimOf();
+      const warnedBefore = logLines.length;
       // connectTimeoutS 2 + connectTryIntervalS 1: more than three reconnects of the silent server
       const until = Date.now() + 10_000;
       while (Date.now() < until) {
@@ -125,6 +137,11 @@ describe('application server monitoring', () => {
         expect(seen.alarms.map((x) => x.raisedAt)).toEqual([first.alarms[0]!.raisedAt]);
         await sleep(250);
       }
+      const warnings = logLines
+        .slice(warnedBefore)
+        .filter((l) => l.level >= 40 && l.server === victim)
+        .map((l) => l.msg);
+      expect(warnings).toEqual([]); // one "monitoring connection lost" at the start, not each retry
       const cleared = (await agent.status()).alarmHistory.filter(
         (x) => x.code === 5001 && x.server === victim && x.raisedAt >= first.alarms[0]!.raisedAt,
       );
