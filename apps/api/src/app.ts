@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import db from './plugins/db.ts';
 import errors, { zodValidatorCompiler } from './plugins/errors.ts';
+import jsonBody from './plugins/json-body.ts';
 import auth, { type AuthOptions } from './plugins/auth.ts';
 import openapi from './plugins/openapi.ts';
 import configRepository from './repositories/config-repository.ts';
@@ -57,6 +58,7 @@ export async function buildApp(options: AppOptions) {
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(errors);
+  await app.register(jsonBody);
   await app.register(securityHeaders);
   await app.register(db, { file: options.databaseFile });
   await app.register(usersRepository);

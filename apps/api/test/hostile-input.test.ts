@@ -76,7 +76,31 @@ describe('hostile input', () => {
       '{"name":"p","cidr":"10.0.0.0/8","__proto__":{"admin":true}}',
     );
     expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toBe(
+      'The body has a "__proto__" or "constructor.prototype" key, which is refused (it could change the prototype of objects)',
+    );
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('tells a body that is not JSON, an empty one and a prototype key apart, and reads JSON with a charset', async () => {
+    const messageOf = async (payload: string, headers?: Record<string, string>) => {
+      const response = await send('POST', '/api/xsi-networks', payload, headers);
+      return [response.statusCode, response.json().error?.message ?? response.json().name];
+    };
+    expect(await messageOf('{"name":')).toEqual([400, 'The body is not valid JSON']);
+    expect(await messageOf('')).toEqual([
+      400,
+      'The body is empty but Content-Type is application/json',
+    ]);
+    expect(await messageOf('{"constructor":{"prototype":{"x":1}},"name":"q"}')).toEqual([
+      400,
+      'The body has a "__proto__" or "constructor.prototype" key, which is refused (it could change the prototype of objects)',
+    ]);
+    expect(
+      await messageOf('{"name":"charset-net","cidr":"10.77.0.0/16"}', {
+        'content-type': 'application/json; charset=utf-8',
+      }),
+    ).toEqual([201, 'charset-net']);
   });
 
   it('answers a JSON 404 to an unknown route', async () => {
