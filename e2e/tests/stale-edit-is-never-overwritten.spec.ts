@@ -1,36 +1,46 @@
 import { authFile } from '../support/env';
-import { expect, test } from '../support/fixtures';
+import { expect, test, type ConfigApi } from '../support/fixtures';
 
 test.use({ storageState: authFile('operator') });
 
-test('an operator whose Target Set was saved by someone else meanwhile is told so, and nothing is overwritten', async ({
-  page,
-  api,
-}) => {
-  const lab = await api.lab(7);
-  const [mp1, mp2] = lab.servers;
-  const ts = await lab.targetSet({
+/** A lab of its own with an IPv4 Target Set of two servers, weights 100. */
+async function twoServerTargetSet(api: ConfigApi, lab: number) {
+  const { servers, tsa4, targetSet } = await api.lab(lab);
+  const [mp1, mp2] = servers;
+  return targetSet({
     family: 'ipv4',
-    primary: { address: lab.tsa4 },
+    primary: { address: tsa4 },
     servers: [{ address: mp1!.v4 }, { address: mp2!.v4 }],
   });
+}
 
-  await page.goto(`/target-sets/${ts.number}/edit`);
-  await expect(page.getByLabel('Weighting, row 1')).toHaveValue('100');
-
-  // Someone else saves first.
-  await api.put(`/api/target-sets/${ts.number}`, (current) => ({
+/** Another operator saves the Target Set with every weight changed, through the API. */
+function someoneElseSetsTheWeights(api: ConfigApi, number: unknown, weight: number) {
+  return api.put(`/api/target-sets/${String(number)}`, (current) => ({
     ...current,
     primary: { address: (current.primary as { address: string }).address, activeIpfe: 'A1' },
     secondary: null,
     servers: (current.servers as { address: string }[]).map((s) => ({
       address: s.address,
-      weight: 7,
+      weight,
     })),
     warnings: undefined,
     owner: undefined,
     activeBindings: undefined,
   }));
+}
+
+test('an operator whose Target Set was saved by someone else meanwhile is told so, and nothing is overwritten', async ({
+  page,
+  api,
+}) => {
+  const ts = await twoServerTargetSet(api, 7);
+
+  await page.goto(`/target-sets/${ts.number}/edit`);
+  await expect(page.getByLabel('Weighting, row 1')).toHaveValue('100');
+
+  // Someone else saves first.
+  await someoneElseSetsTheWeights(api, ts.number, 7);
 
   await page.getByLabel('Weighting, row 1').fill('200');
   await page.getByRole('button', { name: 'Apply' }).click();
@@ -63,30 +73,13 @@ test('a newer version loaded in the background while the operator types is not s
   page,
   api,
 }) => {
-  const lab = await api.lab(12);
-  const [mp1, mp2] = lab.servers;
-  const ts = await lab.targetSet({
-    family: 'ipv4',
-    primary: { address: lab.tsa4 },
-    servers: [{ address: mp1!.v4 }, { address: mp2!.v4 }],
-  });
+  const ts = await twoServerTargetSet(api, 12);
 
   await page.goto(`/target-sets/${ts.number}/edit`);
   await page.getByLabel('Description, row 1').fill('primary site');
 
   // Someone else changes the weights meanwhile.
-  await api.put(`/api/target-sets/${ts.number}`, (current) => ({
-    ...current,
-    primary: { address: (current.primary as { address: string }).address, activeIpfe: 'A1' },
-    secondary: null,
-    servers: (current.servers as { address: string }[]).map((s) => ({
-      address: s.address,
-      weight: 7,
-    })),
-    warnings: undefined,
-    owner: undefined,
-    activeBindings: undefined,
-  }));
+  await someoneElseSetsTheWeights(api, ts.number, 7);
 
   // The page reloads its data in the background: back online once the data is stale (10 s).
   const reloaded = page.waitForResponse(
