@@ -2,6 +2,7 @@ import type { ConfigDocument, IpfeSlot, Options } from '@ipfe/schema';
 import { ConnectionTable } from './connection-table.ts';
 import { Counters, type CloseReason, type RefusalReason } from './counters.ts';
 import { chooseByHash } from './hash-choice.ts';
+import { PlanTables, planTsa, type ForwardingPlan, type PlannedTsa } from './forwarding-plan.ts';
 import { hashSource, hashString } from './hash.ts';
 import { PortAllocator } from './initiator-ports.ts';
 import { newIpWords, parseIp, parseIpv4 } from './ip.ts';
@@ -82,6 +83,7 @@ export class Engine {
   #forwardedPorts = new Uint8Array(65536);
   #allocators = new Map<string, PortAllocator>();
   #maglevCache = new Map<string, MaglevTable>();
+  #planTables = new PlanTables();
   /** Bumped whenever a server's state changes (candidates and hash tables follow it). */
   #stateVersion = 0;
   /** Bumped whenever a server's load report changes. */
@@ -587,6 +589,39 @@ export class Engine {
     const t = this.#tsas.get(tsa);
     if (!t || t.ts.disabled || !t.ts.initiatorSupport) return null;
     return t.ts.routes.route(port);
+  }
+
+  // ── kernel data paths ────────────────────────────────────────────────────────────────────
+
+  /** What a kernel data path forwards now for these served TSAs (see forwarding-plan.ts). */
+  plan(served: Iterable<string>, now: Millis): ForwardingPlan {
+    this.#serverRate.advance(now);
+    const ports = this.#options?.forwardedPorts ?? [];
+    const tsas: PlannedTsa[] = [];
+    for (const address of served) {
+      const t = this.#tsas.get(address);
+      if (!t || t.ts.disabled) continue;
+      const ts = t.ts;
+      const spec = {
+        targetSet: ts.number,
+        tsa: address,
+        secondary: t.secondary,
+        ports,
+        protocols: [...(ts.tcp ? ['tcp' as const] : []), ...(ts.sctp ? ['sctp' as const] : [])],
+        algorithm: ts.algorithm,
+        deleteAgeSeconds: ts.deleteAgeMs / 1000,
+        members: ts.members.map((m, j) => ({
+          server: m.server.address,
+          address: t.secondary ? (m.secondaryAddress ?? m.server.address) : m.server.address,
+          state: m.server.state,
+          weight: m.weight,
+          load: ts.load(j, this.#serverRate.count(m.server.index)),
+          initiatorPorts: ts.initiatorSupport ? m.range : null,
+        })),
+      };
+      tsas.push(planTsa(spec, this.#planTables));
+    }
+    return { revision: this.#revision, reject: this.#options?.tcpRejectOption ?? 'tcpReset', tsas };
   }
 
   // ── observation ──────────────────────────────────────────────────────────────────────────

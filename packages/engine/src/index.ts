@@ -45,4 +45,10 @@ export {
   type StateRules,
 } from './server-state.ts';
 export { loadIndex, type LoadInputs } from './least-load.ts';
+export {
+  leastLoadTableSize,
+  type ForwardingPlan,
+  type PlannedServer,
+  type PlannedTsa,
+} from './forwarding-plan.ts';
 export { buildMaglev, maglevTableSize, type MaglevServer, type MaglevTable } from './maglev.ts';

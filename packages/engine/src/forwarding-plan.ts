@@ -1,0 +1,167 @@
+/**
+ * What a kernel data path must forward, decided here once (SPEC §3.1–§3.6) so that each data
+ * path only renders it: per served TSA, its ports and protocols, the bucket tables that choose a
+ * server, the servers' states and where their packets go, and the initiator port ranges.
+ */
+import type { PortRange } from './initiator-ports.ts';
+import { buildMaglev, maglevTableSize, nextPrime, type MaglevTable } from './maglev.ts';
+import { STATE_RULES, type ServerState } from './server-state.ts';
+import type { Protocol } from './types.ts';
+
+export interface PlannedServer {
+  /** The row's address: the server's identity. */
+  readonly server: string;
+  /** Where its packets go behind this TSA: the row's secondary address behind a secondary TSA. */
+  readonly address: string;
+  readonly state: ServerState;
+  readonly weight: number;
+  /** Whether new connections may go to it now (SPEC §3.1, "own new"). */
+  readonly takesNew: boolean;
+  /** Offline and initializing servers lose their connections (SPEC §3.1). */
+  readonly dropsExisting: boolean;
+  /** Its Initiator Port Range when the Target Set supports initiator connections. */
+  readonly initiatorPorts: PortRange | null;
+}
+
+export interface PlannedTsa {
+  readonly targetSet: number;
+  readonly tsa: string;
+  readonly family: 4 | 6;
+  /** The Target Set's secondary address (SCTP multihoming's second path). */
+  readonly secondary: boolean;
+  readonly ports: readonly number[];
+  readonly protocols: readonly Protocol[];
+  readonly algorithm: 'hash' | 'leastLoad';
+  readonly deleteAgeSeconds: number;
+  readonly servers: readonly PlannedServer[];
+  /**
+   * The server of a new connection, by bucket (entries are positions in `servers`); null when no
+   * server takes new connections, and new connections are refused. The same Target Set gives its
+   * primary and secondary TSA the same table, so both paths of an association reach one row.
+   */
+  readonly newConnections: MaglevTable | null;
+  /**
+   * Hash only: the server of an established connection that a data path does not remember (a
+   * mate's, after a takeover). It is the same on both mates, which makes Hash stateless.
+   */
+  readonly existingConnections: MaglevTable | null;
+}
+
+export interface ForwardingPlan {
+  readonly revision: number;
+  readonly reject: 'tcpReset' | 'drop';
+  readonly tsas: readonly PlannedTsa[];
+}
+
+/** What the plan needs of a Target Set member (the engine's view). */
+export interface PlanMember {
+  readonly server: string;
+  readonly address: string;
+  readonly state: ServerState;
+  readonly weight: number;
+  /** L of SPEC §3.3 (0–100), null before the first report. */
+  readonly load: number | null;
+  readonly initiatorPorts: PortRange | null;
+}
+
+export interface PlanTargetSet {
+  readonly targetSet: number;
+  readonly tsa: string;
+  readonly secondary: boolean;
+  readonly ports: readonly number[];
+  readonly protocols: readonly Protocol[];
+  readonly algorithm: 'hash' | 'leastLoad';
+  readonly deleteAgeSeconds: number;
+  readonly members: readonly PlanMember[];
+}
+
+/**
+ * A Least Load table changes with every load report (twice a second at most): it stays small,
+ * 100 entries a server, which is fine enough for 1 % shares. Only new connections use it.
+ */
+export function leastLoadTableSize(servers: number): number {
+  return nextPrime(Math.max(101, 100 * servers));
+}
+
+/**
+ * Builds tables, reusing one built before for the same servers, weights and size (a Hash table
+ * changes only with server states; rebuilding it on every tick would cost a core).
+ */
+export class PlanTables {
+  #cache = new Map<string, MaglevTable>();
+
+  table(ids: readonly string[], weights: readonly number[], size: number): MaglevTable | null {
+    if (!weights.some((w) => w > 0)) return null;
+    const signature = `${size}:${ids.map((id, i) => `${id}=${weights[i]}`).join(',')}`;
+    let table = this.#cache.get(signature);
+    if (!table) {
+      if (this.#cache.size > 64) this.#cache.clear();
+      table = buildMaglev(
+        ids.map((id, i) => ({ id, weight: weights[i] ?? 0 })),
+        size,
+      );
+      this.#cache.set(signature, table);
+    }
+    return table;
+  }
+}
+
+/** The plan of one served TSA. */
+export function planTsa(spec: PlanTargetSet, tables: PlanTables): PlannedTsa {
+  const servers = spec.members.map((m): PlannedServer => ({
+    server: m.server,
+    address: m.address,
+    state: m.state,
+    weight: m.weight,
+    takesNew: false,
+    dropsExisting: STATE_RULES[m.state].existing === 'delete',
+    initiatorPorts: m.initiatorPorts,
+  }));
+  // Stressed servers take new connections only when nobody else can (SPEC §3.1, last resort).
+  const allowed = spec.members.map((m) => m.weight > 0 && STATE_RULES[m.state].ownNew === 'allow');
+  const takesNew = allowed.some(Boolean)
+    ? allowed
+    : spec.members.map((m) => m.weight > 0 && STATE_RULES[m.state].ownNew === 'last-resort');
+  const ids = spec.members.map((m) => m.server);
+  const withTakesNew = servers.map((s, i) => ({ ...s, takesNew: takesNew[i] === true }));
+  if (spec.algorithm === 'hash') {
+    const size = maglevTableSize(ids.length);
+    return {
+      ...base(spec),
+      servers: withTakesNew,
+      newConnections: tables.table(
+        ids,
+        spec.members.map((m, i) => (takesNew[i] ? m.weight : 0)),
+        size,
+      ),
+      existingConnections: tables.table(
+        ids,
+        spec.members.map((m) => (STATE_RULES[m.state].existing === 'keep' ? m.weight : 0)),
+        size,
+      ),
+    };
+  }
+  // Least Load: weights scaled by spare load, L = 100 meaning none spare.
+  const weights = spec.members.map((m, i) =>
+    takesNew[i] ? Math.max(1, Math.round(m.weight * Math.max(1, 100 - (m.load ?? 0)))) : 0,
+  );
+  return {
+    ...base(spec),
+    servers: withTakesNew,
+    newConnections: tables.table(ids, weights, leastLoadTableSize(ids.length)),
+    existingConnections: null,
+  };
+}
+
+function base(spec: PlanTargetSet) {
+  return {
+    targetSet: spec.targetSet,
+    tsa: spec.tsa,
+    family: spec.tsa.includes(':') ? (6 as const) : (4 as const),
+    secondary: spec.secondary,
+    ports: spec.ports,
+    protocols: spec.protocols,
+    algorithm: spec.algorithm,
+    deleteAgeSeconds: spec.deleteAgeSeconds,
+  };
+}
