@@ -1,12 +1,20 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { parseHostPort } from '@ipfe/schema';
+import { formatHostPort, parseHostPort } from '@ipfe/schema';
 import { z } from 'zod';
 import { reporterUpdateSchema } from './heartbeat.ts';
+import {
+  deviceOf,
+  holdTsa,
+  type HeldTsa,
+  holdTsaProblems,
+  parseHoldTsa,
+  TSA_TABLE,
+} from './hold-tsa.ts';
 import { createReporter } from './reporter.ts';
 
 const USAGE =
-  'usage: ipfe-reporter --listen HOST:PORT --mps-capacity N --connection-capacity N [--interval-ms 500] [--echo PORT]';
+  'usage: ipfe-reporter --listen HOST:PORT --mps-capacity N --connection-capacity N [--interval-ms 500] [--echo PORT] [--hold-tsa ADDR[@DEV][,ADDR…] [--tsa-device DEV]]';
 
 const positive = (flag: string) =>
   z
@@ -43,6 +51,8 @@ const flagsSchema = z.object({
     .min(1, { error: '--echo must be a TCP port (1–65535)' })
     .max(65535, { error: '--echo must be a TCP port (1–65535)' })
     .optional(),
+  'hold-tsa': z.string().optional(),
+  'tsa-device': z.string().min(1, { error: '--tsa-device must name an interface' }).optional(),
 });
 
 function fail(lines: string[]): never {
@@ -61,6 +71,8 @@ async function main() {
         'connection-capacity': { type: 'string' },
         'interval-ms': { type: 'string' },
         echo: { type: 'string' },
+        'hold-tsa': { type: 'string' },
+        'tsa-device': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -76,19 +88,55 @@ async function main() {
     );
   }
   const flags = parsed.data;
+  // Before anything is taken, so that a signal at any moment still undoes it (on 'exit').
+  let close = () => Promise.resolve();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void close().then(() => process.exit(0)));
+  }
+  if (flags['tsa-device'] && !flags['hold-tsa']) fail(['--tsa-device goes with --hold-tsa']);
+  let held: HeldTsa[] = [];
+  if (flags['hold-tsa'] !== undefined) {
+    const device = flags['tsa-device'] ?? deviceOf(flags.listen.host);
+    const tsas = parseHoldTsa(flags['hold-tsa'], device);
+    if ('errors' in tsas) fail(tsas.errors);
+    held = tsas.held;
+    const problems = holdTsaProblems(held);
+    if (problems.length) {
+      for (const line of problems) console.error(`ipfe-reporter: ${line}`);
+      process.exit(1);
+    }
+    let holding;
+    try {
+      holding = holdTsa(held);
+    } catch (err) {
+      console.error(`ipfe-reporter: ${(err as Error).message}`);
+      process.exit(1);
+    }
+    // SIGINT and SIGTERM end in process.exit below; a crash ends here too. SIGKILL: see docs/agent.md.
+    process.on('exit', () => holding.release());
+    console.log(
+      JSON.stringify({
+        msg: 'holding TSAs',
+        tsa: held.map((h) => `${h.address}@${h.device}`),
+        nftTable: TSA_TABLE,
+      }),
+    );
+  }
   const reporter = await createReporter({
     listen: flags.listen,
     mpsCapacity: flags['mps-capacity'],
     connectionCapacity: flags['connection-capacity'],
     intervalMs: flags['interval-ms'],
     echoPort: flags.echo,
+    echoAlsoOn: held.map((h) => h.address),
   });
+  close = () => reporter.close();
   const echo = reporter.echoAddress();
   console.log(
     JSON.stringify({
       msg: 'reporting',
-      monitoring: `${flags.listen.host}:${reporter.monitorAddress().port}`,
-      echo: echo ? `${flags.listen.host}:${echo.port}` : null,
+      monitoring: formatHostPort(flags.listen.host, reporter.monitorAddress().port),
+      echo: echo ? formatHostPort(flags.listen.host, echo.port) : null,
     }),
   );
 
@@ -111,10 +159,6 @@ async function main() {
     }
     reporter.update(update.data);
   });
-
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void reporter.close().then(() => process.exit(0)));
-  }
 }
 
 void main();

@@ -128,6 +128,62 @@ describe('ipfe-reporter command', () => {
     ]);
   });
 
+  /** Runs the command to its end; its lines on stderr. */
+  async function refusal(args: string[], options: { uid?: number } = {}) {
+    const child = spawn(process.execPath, [bin, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...options,
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    return { code, lines: stderr.split('\n').filter((l) => l.startsWith('ipfe-reporter:')) };
+  }
+  const required = [
+    '--listen',
+    `${HOST}:9675`,
+    '--mps-capacity',
+    '1',
+    '--connection-capacity',
+    '1',
+  ];
+
+  it('refuses --hold-tsa addresses that are not unicast IPv4 or IPv6, naming each', async () => {
+    expect(
+      await refusal([
+        ...required,
+        '--hold-tsa',
+        '10.0.0.300,fd00::1,224.0.0.1,fe80::1',
+        '--tsa-device',
+        'eth0',
+      ]),
+    ).toEqual({
+      code: 2,
+      lines: [
+        'ipfe-reporter: --hold-tsa takes unicast IPv4 or IPv6 addresses separated by commas, not "10.0.0.300"',
+        'ipfe-reporter: --hold-tsa takes unicast IPv4 or IPv6 addresses separated by commas, not "224.0.0.1"',
+        'ipfe-reporter: --hold-tsa takes unicast IPv4 or IPv6 addresses separated by commas, not "fe80::1"',
+      ],
+    });
+    expect(await refusal([...required, '--tsa-device', 'eth0'])).toEqual({
+      code: 2,
+      lines: ['ipfe-reporter: --tsa-device goes with --hold-tsa'],
+    });
+  });
+
+  it('says --hold-tsa needs root when it is run without', async () => {
+    // As root, the same command run as nobody.
+    const nobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    expect(
+      await refusal([...required, '--hold-tsa', '192.0.2.10', '--tsa-device', 'eth0'], nobody),
+    ).toEqual({
+      code: 1,
+      lines: [
+        'ipfe-reporter: --hold-tsa needs root (it adds addresses, sysctls and an nftables table)',
+      ],
+    });
+  });
+
   it('serves heartbeats and takes changes as JSON lines on stdin', async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     const child = spawn(

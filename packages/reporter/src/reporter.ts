@@ -9,6 +9,8 @@ export interface ReporterOptions {
   intervalMs?: number;
   /** A TCP echo service on listen.host:echoPort whose open connections are reported. */
   echoPort?: number;
+  /** More addresses the echo service listens on, same port (the TSAs a server holds). */
+  echoAlsoOn?: string[];
 }
 
 export interface Reporter {
@@ -74,21 +76,26 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
   const timer = setInterval(() => monitors.forEach(send), intervalMs);
   timer.unref();
 
-  let echoServer: net.Server | null = null;
+  const echoServers: net.Server[] = [];
   if (options.echoPort !== undefined) {
-    echoServer = net.createServer((socket) => {
-      echoAccepted++;
-      echoSockets.add(socket);
-      socket.on('error', () => socket.destroy());
-      socket.on('close', () => echoSockets.delete(socket));
-      socket.pipe(socket);
-    });
-    await listen(echoServer, options.listen.host, options.echoPort);
+    let port = options.echoPort;
+    for (const host of [options.listen.host, ...(options.echoAlsoOn ?? [])]) {
+      const echoServer = net.createServer((socket) => {
+        echoAccepted++;
+        echoSockets.add(socket);
+        socket.on('error', () => socket.destroy());
+        socket.on('close', () => echoSockets.delete(socket));
+        socket.pipe(socket);
+      });
+      await listen(echoServer, host, port);
+      echoServers.push(echoServer);
+      port = (echoServer.address() as net.AddressInfo).port;
+    }
   }
   await listen(monitorServer, options.listen.host, options.listen.port);
 
-  const closeServer = (server: net.Server | null) =>
-    new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  const closeServer = (server: net.Server) =>
+    new Promise<void>((resolve) => server.close(() => resolve()));
 
   return {
     update(change) {
@@ -104,11 +111,11 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
     heartbeat,
     stats: () => ({ monitors: monitors.size, echoConnections: echoSockets.size, echoAccepted }),
     monitorAddress: () => monitorServer.address() as net.AddressInfo,
-    echoAddress: () => (echoServer?.address() as net.AddressInfo | undefined) ?? null,
+    echoAddress: () => (echoServers[0]?.address() as net.AddressInfo | undefined) ?? null,
     async close() {
       clearInterval(timer);
       for (const socket of [...monitors, ...echoSockets]) socket.destroy();
-      await Promise.all([closeServer(monitorServer), closeServer(echoServer)]);
+      await Promise.all([monitorServer, ...echoServers].map(closeServer));
     },
   };
 }
