@@ -143,8 +143,14 @@ function failure(err: unknown) {
 export function holdTsaProblems(held: HeldTsa[]): string[] {
   if (process.getuid?.() !== 0)
     return ['--hold-tsa needs root (it adds addresses, sysctls and an nftables table)'];
-  if (spawnSync('nft', ['--version']).status !== 0)
-    return ['--hold-tsa needs nft (Debian package nftables)'];
+  const lacking = [
+    ['ip', 'iproute2'],
+    ['nft', 'nftables'],
+  ].filter(([tool]) => spawnSync(tool!, ['-V']).status !== 0);
+  if (lacking.length)
+    return [
+      `--hold-tsa needs ${lacking.map(([tool, pkg]) => `${tool} (Debian package ${pkg})`).join(' and ')}`,
+    ];
   const problems: string[] = [];
   const tsas = new Set(held.map((h) => h.address));
   for (const device of new Set(held.map((h) => h.device))) {
