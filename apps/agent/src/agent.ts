@@ -4,6 +4,7 @@ import {
   Engine,
   Ownership,
   inStasis,
+  type ForwardingPlan,
   type EngineCounters,
   type EngineStatus,
   type TsaRoles,
@@ -22,7 +23,8 @@ import type { Registry } from 'prom-client';
 import { Alarms, type Alarm } from './alarms.ts';
 import { ConfigStore } from './config-store.ts';
 import { checkDocument, rejectionText } from './document-check.ts';
-import { UserspaceDataPlane, type DataPlane, type Listener } from './data-plane.ts';
+import { UserspaceDataPlane, type DataPathKind, type DataPlane } from './data-plane.ts';
+import { DirectDataPlane } from './direct-data-plane.ts';
 import { KernelDataPlane } from './kernel-data-plane.ts';
 import { ExitGuard } from './exit-guard.ts';
 import { ConntrackSync } from './conntrack-sync.ts';
@@ -46,8 +48,8 @@ export interface AgentOptions {
   maxConnections?: number;
   /** Hold served TSAs on this interface (add, announce, remove); unset: the addresses exist already. */
   addressDevice?: string;
-  /** Which data path forwards (default user space; the caller checks that the kernel one can run). */
-  dataplane?: 'userspace' | 'kernel';
+  /** Which data path forwards (default user space; the caller checks that a kernel one can run). */
+  dataplane?: DataPathKind;
   /** Share conntrack state with the mate over `addressDevice` (kernel path). */
   syncConntrack?: boolean;
 }
@@ -120,33 +122,17 @@ export class Agent {
       activeAlarms: () => this.alarms.active(),
     });
     // Kernel state outlives the process: a guard undoes it should the agent be killed outright.
-    if (options.addressDevice || options.dataplane === 'kernel')
+    if (options.addressDevice || options.dataplane === 'kernel' || options.dataplane === 'direct')
       this.#guard = new ExitGuard(options.stateDir, this.log);
-    this.#dataPlane =
-      options.dataplane === 'kernel'
-        ? new KernelDataPlane({
-            guard: this.#guard,
-            bytes: this.counts.bytes,
-            hashSeed: hashSeedOf(options.token),
-            slot: this.slot,
-            log: this.log,
-            status: () => this.#engine?.status(monotonic()) ?? null,
-            document: () => this.#document,
-            now: monotonic,
-          })
-        : new UserspaceDataPlane({
-            engine: () => this.#engine,
-            now: monotonic,
-            log: this.log,
-            rejectOption: () => this.#document?.config.options.tcpRejectOption ?? 'tcpReset',
-            connectTimeoutMs: () =>
-              Math.min(3000, (this.#document?.config.options.connectTimeoutS ?? 3) * 1000),
-            countBytes: (tsa, direction, bytes) => {
-              const entry = this.counts.bytes.get(tsa) ?? { in: 0, out: 0 };
-              entry[direction] += bytes;
-              this.counts.bytes.set(tsa, entry);
-            },
-          });
+    if (options.syncConntrack && options.addressDevice && options.dataplane === 'kernel') {
+      this.#conntrackSync = new ConntrackSync(
+        options.addressDevice,
+        options.stateDir,
+        this.log,
+        this.#guard,
+      );
+    }
+    this.#dataPlane = this.#newDataPlane(options);
     this.#monitor = new Monitor(
       {
         connected: (server) =>
@@ -173,14 +159,6 @@ export class Agent {
     );
     if (options.addressDevice)
       this.#addresses = new AddressHolder(options.addressDevice, this.log, this.#guard);
-    if (options.syncConntrack && options.addressDevice && options.dataplane === 'kernel') {
-      this.#conntrackSync = new ConntrackSync(
-        options.addressDevice,
-        options.stateDir,
-        this.log,
-        this.#guard,
-      );
-    }
     this.#relay = new InitiatorRelay({
       engine: () => this.#engine,
       tsaFor: (s) => this.#initiatorTsa(s),
@@ -188,8 +166,60 @@ export class Agent {
     });
   }
 
+  #newDataPlane(options: AgentOptions): DataPlane {
+    const now = monotonic;
+    const hashSeed = hashSeedOf(options.token);
+    if (options.dataplane === 'kernel')
+      return new KernelDataPlane({
+        guard: this.#guard,
+        bytes: this.counts.bytes,
+        hashSeed,
+        slot: this.slot,
+        log: this.log,
+        document: () => this.#document,
+        conntrackSync: this.#conntrackSync,
+        now,
+      });
+    if (options.dataplane === 'direct') {
+      if (!options.addressDevice) throw new Error('the direct data path needs an address device');
+      return new DirectDataPlane({
+        guard: this.#guard,
+        bytes: this.counts.bytes,
+        hashSeed,
+        slot: this.slot,
+        device: options.addressDevice,
+        log: this.log,
+        now,
+      });
+    }
+    return new UserspaceDataPlane({
+      engine: () => this.#engine,
+      now,
+      log: this.log,
+      rejectOption: () => this.#document?.config.options.tcpRejectOption ?? 'tcpReset',
+      connectTimeoutMs: () =>
+        Math.min(3000, (this.#document?.config.options.connectTimeoutS ?? 3) * 1000),
+      countBytes: (tsa, direction, bytes) => {
+        const entry = this.counts.bytes.get(tsa) ?? { in: 0, out: 0 };
+        entry[direction] += bytes;
+        this.counts.bytes.set(tsa, entry);
+      },
+    });
+  }
+
   get document(): ConfigDocument | null {
     return this.#document;
+  }
+
+  /** What the kernel data paths forward now: the engine's plan for the TSAs this node serves. */
+  #plan(): ForwardingPlan {
+    return (
+      this.#engine?.plan(this.#owned.keys(), monotonic(), this.#dataPlane.tableSizing) ?? {
+        revision: -1,
+        reject: 'tcpReset',
+        tsas: [],
+      }
+    );
   }
 
   /** Starts with the persisted configuration, if any, without waiting for the OAM. */
@@ -374,7 +404,7 @@ export class Agent {
       this.#lastExpire = now;
       this.#dataPlane.close(this.#engine.expire(now));
     }
-    void this.#reconcile().then(() => this.#dataPlane.refresh?.());
+    void this.#reconcile().then(() => this.#dataPlane.refresh(() => this.#plan()));
     if (now - this.#lastAlarms >= ALARMS_EVERY_MS) {
       this.#lastAlarms = now;
       this.#evaluateAlarms(now);
@@ -400,34 +430,13 @@ export class Agent {
       }
       const gained = [...next.keys()].filter((address) => !this.#owned.has(address));
       this.#owned = next;
-      const mateAlive = this.#ownership.isAlive(this.mate);
-      if (this.#dataPlane.kind === 'kernel') {
-        // Kernel path: the mate's connections and the forwarding rules are in place before the
-        // address is announced, so that nothing arriving after the announcement is refused.
-        if (gained.length > 0) await this.#conntrackSync?.takeOver(gained, { mateAlive });
-        await this.#dataPlane.setListeners(this.#wantedListeners());
-        await this.#addresses?.hold([...next.keys()]);
-      } else {
-        // User space: a listener can only bind an address the host holds.
-        await this.#addresses?.hold([...next.keys()]);
-        await this.#dataPlane.setListeners(this.#wantedListeners());
-      }
+      await this.#dataPlane.serve(this.#plan(), {
+        gained,
+        mateAlive: this.#ownership.isAlive(this.mate),
+        hold: async () => this.#addresses?.hold([...next.keys()]),
+      });
     });
     return this.#reconciling;
-  }
-
-  #wantedListeners(): Listener[] {
-    const document = this.#document;
-    if (!document) return [];
-    const listeners: Listener[] = [];
-    for (const roles of this.#owned.values()) {
-      const ts = document.config.targetSets.find((t) => t.number === roles.targetSet);
-      if (!ts || ts.protocols === 'sctp') continue;
-      for (const port of document.config.options.forwardedPorts) {
-        listeners.push({ tsa: roles.address, port, targetSet: roles.targetSet });
-      }
-    }
-    return listeners;
   }
 
   #evaluateAlarms(now: number) {
@@ -467,9 +476,11 @@ export class Agent {
           text: `No server of Target Set ${ts.number} can take new connections`,
         })),
     );
-    const sctpOnly = document.config.targetSets.filter(
-      (ts) => ownedSets.has(ts.number) && ts.protocols === 'sctp',
-    );
+    const sctpOnly = this.#dataPlane.protocols.includes('sctp')
+      ? []
+      : document.config.targetSets.filter(
+          (ts) => ownedSets.has(ts.number) && ts.protocols === 'sctp',
+        );
     this.alarms.reconcile(5002, [
       ...(this.#addresses?.failures() ?? []).map((f) => ({
         server: f.address,
@@ -498,8 +509,7 @@ export class Agent {
    */
   #counters(): EngineCounters | null {
     const counters = this.#engine?.counters() ?? null;
-    const kernel = this.#dataPlane.serverCounts?.();
-    const refusals = this.#dataPlane.refusals?.();
+    const { servers: kernel, refused: refusals } = this.#dataPlane.counts();
     const document = this.#document;
     if (!counters || !kernel || !document) return counters;
     return {
@@ -534,7 +544,7 @@ export class Agent {
     const now = monotonic();
     const document = this.#document;
     const engineStatus: EngineStatus | null = this.#engine?.status(now) ?? null;
-    const liveCounters = this.#dataPlane.kind === 'kernel' ? this.#counters() : null;
+    const liveCounters = this.#dataPlane.counts().servers ? this.#counters() : null;
     const wall = (t: number) => new Date(Date.now() - (now - t)).toISOString();
     return {
       slot: this.slot,
@@ -554,7 +564,7 @@ export class Agent {
         role: r.active === this.slot ? ('active' as const) : ('standby' as const),
       })),
       listening: this.#dataPlane.listening().map((l) => formatHostPort(l.tsa, l.port)),
-      connections: this.#dataPlane.connectionCount(),
+      connections: this.#dataPlane.counts().connections,
       targetSets: (engineStatus?.targetSets ?? []).map((ts) => {
         const config = document?.config.targetSets.find((t) => t.number === ts.number);
         return {
@@ -562,7 +572,12 @@ export class Agent {
           disabled: ts.disabled,
           algorithm: ts.algorithm,
           activeBindings: { available: ts.activeBindings, total: ts.servers.length },
-          notForwarded: config && config.protocols !== 'tcp' ? ['sctp'] : [],
+          notForwarded: (['tcp', 'sctp'] as const).filter(
+            (p) =>
+              config &&
+              (config.protocols === p || config.protocols === 'both') &&
+              !this.#dataPlane.protocols.includes(p),
+          ),
           servers: ts.servers.map((s) => ({
             address: s.address,
             state: s.state,
@@ -597,17 +612,10 @@ export class Agent {
     await this.#reconciling;
     this.#mateLink.close();
     this.#relay.close();
-    if (this.#dataPlane.kind === 'kernel') {
-      // The address goes first: without the table, a packet to a TSA still on this node would
-      // reach the node's own stack, which resets its connection. (The mate or the restarted agent
-      // carries the connections on; conntrack keeps them.)
-      await this.#addresses?.releaseAll();
-      await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
-    } else {
-      // User space: the connections are this process's sockets on the TSA; they drain first.
-      await this.#dataPlane.drain(this.options.drainTimeoutMs ?? 10_000);
-      await this.#addresses?.releaseAll();
-    }
+    await this.#dataPlane.stop(
+      async () => this.#addresses?.releaseAll(),
+      this.options.drainTimeoutMs ?? 10_000,
+    );
     await this.#conntrackSync?.stop();
     this.#guard?.dismiss();
     this.#monitor.close();

@@ -1,5 +1,12 @@
 import net from 'node:net';
-import type { ClosedConnection, ConnectionId, Engine } from '@ipfe/engine';
+import type {
+  ClosedConnection,
+  ConnectionId,
+  Engine,
+  ForwardingPlan,
+  Protocol,
+  TableSizing,
+} from '@ipfe/engine';
 import type { Logger } from 'pino';
 
 export interface Listener {
@@ -8,23 +15,59 @@ export interface Listener {
   targetSet: number;
 }
 
-/** What the agent needs of a data path, user-space or kernel. */
+export type DataPathKind = 'userspace' | 'kernel' | 'direct';
+
+/** What a data path counts itself, where the engine does not see the connections. */
+export interface DataPathCounts {
+  connections: number;
+  /** Per "TSA|server address": open connections now, and connections seen since the start. */
+  servers: Map<string, { active: number; opened: number }> | null;
+  /** New connections refused per Target Set. */
+  refused: Map<number, number> | null;
+}
+
+/** A TSA:port pair that cannot be served, and why. */
+export interface BindFailure extends Listener {
+  error: string;
+}
+
+/**
+ * The seam between the agent and a data path: the engine decides (a ForwardingPlan, and
+ * per-connection choices for the user-space path), the data path renders, in its own order.
+ */
 export interface DataPlane {
-  readonly kind: 'userspace' | 'kernel';
-  /** Serve exactly these TSA:port pairs (open connections of dropped ones stay). */
-  setListeners(wanted: Listener[]): Promise<void>;
+  readonly kind: DataPathKind;
+  /** The protocols it forwards. */
+  readonly protocols: readonly Protocol[];
+  /** How big the plan's bucket tables must be for it. */
+  readonly tableSizing: TableSizing;
+  /**
+   * Serve exactly this plan. `hold` puts the served TSAs on the interface; each data path calls
+   * it where its order needs it. `gained` are the TSAs this node has just taken over.
+   */
+  serve(plan: ForwardingPlan, change: ServeChange): Promise<void>;
+  /** Engine state may have changed: render again what depends on it. */
+  refresh(plan: () => ForwardingPlan): Promise<void>;
   /** Close connections the engine let go. */
   close(closed: ClosedConnection[]): void;
-  /** Engine state changed: reprogram what depends on it (kernel path). */
-  refresh?(): Promise<void>;
-  /** Per "TSA|server" counts where the data path, not the engine, sees connections (kernel path). */
-  serverCounts?(): Map<string, { active: number; opened: number }>;
-  /** New connections the kernel refused per Target Set, where the engine does not see them. */
-  refusals?(): Map<number, number>;
-  connectionCount(): number;
-  bindFailures(): { tsa: string; port: number; targetSet: number; error: string }[];
+  counts(): DataPathCounts;
+  bindFailures(): BindFailure[];
   listening(): Listener[];
-  drain(timeoutMs: number): Promise<void>;
+  /** Stop forwarding; `release` takes the TSAs off the interface, in the data path's order. */
+  stop(release: () => Promise<void>, timeoutMs: number): Promise<void>;
+}
+
+export interface ServeChange {
+  gained: string[];
+  mateAlive: boolean;
+  hold(): Promise<void>;
+}
+
+/** The TSA:port pairs of a plan that carry this protocol. */
+export function listenersOf(plan: ForwardingPlan, protocol: Protocol): Listener[] {
+  return plan.tsas
+    .filter((t) => t.protocols.includes(protocol))
+    .flatMap((t) => t.ports.map((port) => ({ tsa: t.tsa, port, targetSet: t.targetSet })));
 }
 
 export interface DataPlaneDeps {
@@ -63,6 +106,8 @@ function plainAddress(address: string | undefined): string {
  */
 export class UserspaceDataPlane implements DataPlane {
   readonly kind = 'userspace' as const;
+  readonly protocols = ['tcp'] as const;
+  readonly tableSizing = 'compact' as const;
   #listeners = new Map<string, { listener: Listener; server: net.Server }>();
   #bindFailures = new Map<
     string,
@@ -73,6 +118,25 @@ export class UserspaceDataPlane implements DataPlane {
   #accepting = true;
 
   constructor(private readonly deps: DataPlaneDeps) {}
+
+  /** A listener can only bind an address the host holds: the TSAs go on the interface first. */
+  async serve(plan: ForwardingPlan, change: ServeChange): Promise<void> {
+    await change.hold();
+    await this.setListeners(listenersOf(plan, 'tcp'));
+  }
+
+  /** The engine chooses per connection: nothing to render. */
+  async refresh(): Promise<void> {}
+
+  counts(): DataPathCounts {
+    return { connections: this.#pairs.size, servers: null, refused: null };
+  }
+
+  /** Open connections are this process's sockets on the TSA: they drain before it goes. */
+  async stop(release: () => Promise<void>, timeoutMs: number): Promise<void> {
+    await this.drain(timeoutMs);
+    await release();
+  }
 
   /** Opens the listeners `wanted` names and closes the others; open connections stay open. */
   async setListeners(wanted: Listener[]): Promise<void> {
@@ -136,7 +200,7 @@ export class UserspaceDataPlane implements DataPlane {
   }
 
   /** Listeners that have failed to bind for a while (a passing conflict is not an alarm). */
-  bindFailures(): { tsa: string; port: number; targetSet: number; error: string }[] {
+  bindFailures(): BindFailure[] {
     const now = this.deps.now();
     return [...this.#bindFailures.values()]
       .filter((f) => now - f.since >= BIND_ALARM_AFTER_MS)
@@ -252,10 +316,6 @@ export class UserspaceDataPlane implements DataPlane {
       this.#pairs.delete(c.id);
       this.#destroyPair(pair);
     }
-  }
-
-  connectionCount(): number {
-    return this.#pairs.size;
   }
 
   /** Stops accepting; waits for open connections to end, up to `timeoutMs`, then cuts the rest. */

@@ -4,7 +4,7 @@ import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
 
 export const USAGE =
-  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane userspace|kernel] [--sync-conntrack]';
+  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane userspace|kernel|direct] [--sync-conntrack]';
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -14,7 +14,7 @@ export interface AgentFlags {
   relayPort: number;
   tls: { cert: string; key: string } | null;
   manageAddresses: string | null;
-  dataplane: 'userspace' | 'kernel';
+  dataplane: 'userspace' | 'kernel' | 'direct';
   syncConntrack: boolean;
 }
 
@@ -35,7 +35,9 @@ const flagsSchema = z.object({
     .string({ error: '--state-dir is required' })
     .min(1, { error: '--state-dir is required' }),
   dataplane: z
-    .enum(['userspace', 'kernel'], { error: '--dataplane must be userspace or kernel' })
+    .enum(['userspace', 'kernel', 'direct'], {
+      error: '--dataplane must be userspace, kernel or direct',
+    })
     .default('userspace'),
   'relay-port': z
     .string()
@@ -116,6 +118,11 @@ export function readFlags(
     (typeof values['manage-addresses'] !== 'string' || values.dataplane !== 'kernel')
   ) {
     problems.push('--sync-conntrack needs --dataplane kernel and --manage-addresses DEV');
+  }
+  if (values.dataplane === 'direct' && typeof values['manage-addresses'] !== 'string') {
+    problems.push(
+      '--dataplane direct needs --manage-addresses DEV (the XSI interface it forwards on)',
+    );
   }
   if (problems.length > 0 || !parsed.success || token === undefined) return { problems };
   return {

@@ -1,18 +1,19 @@
-import { execFile, spawn } from 'node:child_process';
 import net from 'node:net';
-import { promisify } from 'node:util';
-import { buildMaglev, type EngineStatus } from '@ipfe/engine';
+import type { ForwardingPlan, PlannedTsa } from '@ipfe/engine';
 import type { ConfigDocument } from '@ipfe/schema';
 import type { Logger } from 'pino';
-import type { DataPlane, Listener } from './data-plane.ts';
+import type { ConntrackSync } from './conntrack-sync.ts';
+import type {
+  BindFailure,
+  DataPathCounts,
+  DataPlane,
+  Listener,
+  ServeChange,
+} from './data-plane.ts';
+import { listenersOf } from './data-plane.ts';
 import type { ExitGuard } from './exit-guard.ts';
+import { bucketElements, nftApply, nftId, readCounters, run } from './nft.ts';
 
-const run = promisify(execFile);
-
-/** New connections a server may take in the kernel's bucket map (SPEC §3.1, the "own new" column). */
-const TAKES_NEW = new Set(['underused', 'normal', 'burdened']);
-/** States whose connections are deleted (SPEC §3.1): their conntrack entries go. */
-const DELETES_EXISTING = new Set(['offline', 'initializing']);
 const REFRESH_EVERY_MS = 500;
 const COUNT_EVERY_MS = 1000;
 const COUNT_BUDGET_FACTOR = 50;
@@ -20,8 +21,9 @@ const COUNT_BUDGET_FACTOR = 50;
 export interface KernelDeps {
   slot: string;
   log: Logger;
-  status(): EngineStatus | null;
   document(): ConfigDocument | null;
+  /** Shares conntrack state with the mate (`--sync-conntrack`), when configured. */
+  conntrackSync?: ConntrackSync | null;
   now(): number;
   /** Bytes forwarded per TSA (in: client to server, out: back), kept up to date from nftables. */
   bytes?: Map<string, { in: number; out: number }>;
@@ -35,52 +37,6 @@ export interface KernelDeps {
   guard?: ExitGuard | null;
 }
 
-interface NftJson {
-  nftables: { counter?: { name: string; packets: number; bytes: number } }[];
-}
-
-/** The name part of a TSA's byte counters (nft object names: letters, digits, underscores). */
-const counterId = (tsa: string) => tsa.replace(/[.:]/g, '_');
-
-function isPrime(n: number): boolean {
-  if (n < 2) return false;
-  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;
-  return true;
-}
-
-/** A prime ≥ 100 × servers: small enough for one nft transaction, fine enough for 1 % shares. */
-export function kernelTableSize(servers: number): number {
-  let m = Math.max(101, 100 * servers);
-  while (!isPrime(m)) m++;
-  return m;
-}
-
-/** Why the kernel path cannot run here, or null when it can. */
-export async function kernelUnavailable(): Promise<string | null> {
-  if (process.getuid?.() !== 0) return 'the kernel data path needs root (CAP_NET_ADMIN)';
-  for (const tool of ['nft', 'conntrack']) {
-    try {
-      await run(tool, ['--version']);
-    } catch {
-      return `the kernel data path needs \`${tool}\` (Debian packages nftables and conntrack)`;
-    }
-  }
-  return null;
-}
-
-function nftApply(script: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('nft', ['-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(stderr.trim() || `nft exited ${code}`)),
-    );
-    child.stdin.end(script);
-  });
-}
-
 /**
  * The kernel data path (SPEC §4.2): the engine decides, nftables forwards. Per served TSA and
  * port, new connections are DNATed through a bucket map hashed on source address and port (the
@@ -91,6 +47,9 @@ function nftApply(script: string): Promise<void> {
  */
 export class KernelDataPlane implements DataPlane {
   readonly kind = 'kernel' as const;
+  readonly protocols = ['tcp'] as const;
+  /** conntrack remembers established connections: the table only chooses new ones. */
+  readonly tableSizing = 'compact' as const;
   readonly #table: string;
   #wanted: Listener[] = [];
   #applied: string | null = null;
@@ -111,19 +70,30 @@ export class KernelDataPlane implements DataPlane {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
   }
 
-  async setListeners(wanted: Listener[]): Promise<void> {
-    this.#wanted = wanted;
-    await this.refresh(true);
+  /**
+   * The mate's connections and the forwarding rules are in place before the address is
+   * announced, so that nothing arriving after the announcement is refused.
+   */
+  async serve(plan: ForwardingPlan, change: ServeChange): Promise<void> {
+    if (change.gained.length > 0)
+      await this.deps.conntrackSync?.takeOver(change.gained, { mateAlive: change.mateAlive });
+    await this.#render(plan, true);
+    await change.hold();
   }
 
   /** Reprograms when the decision changed (servers, weights, states, loads); at most twice a second. */
-  async refresh(force = false): Promise<void> {
+  async refresh(plan: () => ForwardingPlan): Promise<void> {
+    if (this.deps.now() - this.#lastRefresh < REFRESH_EVERY_MS) return;
+    await this.#render(plan(), false);
+  }
+
+  async #render(plan: ForwardingPlan, force: boolean): Promise<void> {
     const now = this.deps.now();
     if (!force && now - this.#lastRefresh < REFRESH_EVERY_MS) return;
     this.#lastRefresh = now;
-    const status = this.deps.status();
+    this.#wanted = listenersOf(plan, 'tcp');
     await this.#deleteConnectionsTheConfigRemoved();
-    await this.#deleteConnectionsOfLostServers(status);
+    await this.#deleteConnectionsOfLostServers(plan);
     if (now >= this.#nextCount) {
       await this.#readCounters();
       await this.#countFlows();
@@ -133,7 +103,7 @@ export class KernelDataPlane implements DataPlane {
       const took = this.deps.now() - now;
       this.#nextCount = now + Math.max(COUNT_EVERY_MS, COUNT_BUDGET_FACTOR * took);
     }
-    const script = this.#script(status);
+    const script = this.#script(plan);
     if (script === this.#applied) return;
     try {
       await nftApply(script);
@@ -180,31 +150,15 @@ export class KernelDataPlane implements DataPlane {
    * bytes per TSA and direction.
    */
   async #readCounters() {
-    const { stdout } = await run('nft', [
-      '-j',
-      'list',
-      'counters',
-      'table',
-      'inet',
-      this.#table,
-    ]).catch((err: { stderr?: string }) => {
+    const counters = await readCounters('inet', this.#table);
+    if (!counters) {
       // The table is gone (someone deleted it): program it again at the next refresh.
-      if (this.#applied !== null && /No such file/i.test(err.stderr ?? '')) this.#applied = null;
-      return { stdout: '' };
-    });
-    if (!stdout) return;
-    let items: NftJson['nftables'];
-    try {
-      items = (JSON.parse(stdout) as NftJson).nftables;
-    } catch {
-      return; // nft answered something else: keep the last figures
+      if (this.#applied !== null) this.#applied = null;
+      return;
     }
     const refused = new Map<number, number>();
-    const tsas = new Map(
-      [...new Set(this.#wanted.map((l) => l.tsa))].map((t) => [counterId(t), t]),
-    );
-    for (const { counter } of items) {
-      if (!counter) continue;
+    const tsas = new Map([...new Set(this.#wanted.map((l) => l.tsa))].map((t) => [nftId(t), t]));
+    for (const counter of counters) {
       const match = /^(refused|in|out)_(.+)$/.exec(counter.name);
       if (match?.[1] === 'refused') refused.set(Number(match[2]), counter.packets);
       const tsa = match && match[1] !== 'refused' ? tsas.get(match[2]!) : undefined;
@@ -217,20 +171,15 @@ export class KernelDataPlane implements DataPlane {
     this.#refused = refused;
   }
 
-  /** New connections refused since the agent started, per Target Set. */
-  refusals(): Map<number, number> {
-    return this.#refused;
-  }
-
-  /** Per "TSA|server": open connections now, and connections seen since the agent started. */
-  serverCounts(): Map<string, { active: number; opened: number }> {
-    const counts = new Map<string, { active: number; opened: number }>();
+  /** Connections in conntrack, per "TSA|server"; refusals per Target Set since the start. */
+  counts(): DataPathCounts {
+    const servers = new Map<string, { active: number; opened: number }>();
     for (const [key, opened] of this.#opened)
-      counts.set(key, { active: this.#flows.get(key)?.size ?? 0, opened });
-    return counts;
+      servers.set(key, { active: this.#flows.get(key)?.size ?? 0, opened });
+    return { connections: this.#connections, servers, refused: this.#refused };
   }
 
-  #script(status: EngineStatus | null): string {
+  #script(plan: ForwardingPlan): string {
     const t = `inet ${this.#table}`;
     const lines = [
       `add table ${t}`,
@@ -245,62 +194,13 @@ export class KernelDataPlane implements DataPlane {
       `flush chain ${t} from_servers`,
       `flush chain ${t} traffic`,
     ];
-    const document = this.deps.document();
-    if (!document) return lines.join('\n') + '\n';
-    const reject =
-      document.config.options.tcpRejectOption === 'tcpReset' ? 'reject with tcp reset' : 'drop';
-    for (const l of this.#wanted) {
-      const ts = document.config.targetSets.find((x) => x.number === l.targetSet);
-      const live = status?.targetSets.find((x) => x.number === l.targetSet);
-      if (!ts) continue;
-      const v6 = net.isIPv6(l.tsa);
-      const ipx = v6 ? 'ip6' : 'ip';
-      const timeout = `age_${ts.deleteAgeSeconds}_${v6 ? 6 : 4}`;
-      lines.push(
-        `add ct timeout ${t} ${timeout} { protocol tcp; l3proto ${ipx}; policy = { established: ${ts.deleteAgeSeconds} }; }`,
-        `add rule ${t} delete_age ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct timeout set "${timeout}"`,
-      );
-      // A connection idle for Delete Age has lost its conntrack entry; its next packet would be
-      // "new" mid-stream. Answer it with a reset: the connection closes, as §3.5 asks, instead of
-      // being picked up again. (So is a connection the mate carried and conntrackd did not
-      // deliver, after a takeover.)
-      lines.push(
-        `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new tcp flags & (fin | syn | rst | ack) != syn reject with tcp reset`,
-      );
-      const members = ts.servers.map((s) => {
-        const state = live?.servers.find((x) => x.address === s.address);
-        return {
-          address: serverAddressBehind(ts, s, l.tsa),
-          weight: effectiveWeight(ts.algorithm, s.weight, state?.state, state?.load ?? null),
-        };
-      });
-      const eligible = members.filter((m) => m.weight > 0);
-      if (eligible.length === 0) {
-        // A named counter outlives the chain flush of every reprogramming: refusals accumulate.
-        const counter = `refused_${l.targetSet}`;
-        lines.push(
-          `add counter ${t} ${counter}`,
-          `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter name "${counter}" ${reject}`,
-        );
-        continue;
-      }
-      const size = kernelTableSize(ts.servers.length);
-      const table = buildMaglev(
-        eligible.map((m) => ({ id: m.address, weight: m.weight })),
-        size,
-      );
-      const map = Array.from(
-        table.entries,
-        (position, bucket) => `${bucket} : ${eligible[position]!.address}`,
-      ).join(', ');
-      lines.push(
-        `add rule ${t} to_servers ${ipx} daddr ${l.tsa} tcp dport ${l.port} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${size} seed ${this.deps.hashSeed} map { ${map} }`,
-      );
-    }
+    const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
+    const served = plan.tsas.filter((p) => p.protocols.includes('tcp'));
+    for (const p of served) lines.push(...this.#rulesOf(t, p, reject));
     // Replies come back through the TSA itself, which moves with its connections on a failover.
-    for (const tsa of new Set(this.#wanted.map((l) => l.tsa))) {
+    for (const tsa of new Set(served.map((p) => p.tsa))) {
       const ipx = net.isIPv6(tsa) ? 'ip6' : 'ip';
-      const id = counterId(tsa);
+      const id = nftId(tsa);
       lines.push(
         `add rule ${t} from_servers ct status dnat ct original ${ipx} daddr ${tsa} snat ${ipx} to ${tsa}`,
         `add counter ${t} in_${id}`,
@@ -310,6 +210,40 @@ export class KernelDataPlane implements DataPlane {
       );
     }
     return lines.join('\n') + '\n';
+  }
+
+  #rulesOf(t: string, p: PlannedTsa, reject: string): string[] {
+    const ipx = p.family === 6 ? 'ip6' : 'ip';
+    const ports = `{ ${p.ports.join(', ')} }`;
+    const match = `${ipx} daddr ${p.tsa} tcp dport ${ports}`;
+    const timeout = `age_${p.deleteAgeSeconds}_${p.family}`;
+    const lines = [
+      `add ct timeout ${t} ${timeout} { protocol tcp; l3proto ${ipx}; policy = { established: ${p.deleteAgeSeconds} }; }`,
+      `add rule ${t} delete_age ${match} ct timeout set "${timeout}"`,
+      // A connection idle for Delete Age has lost its conntrack entry; its next packet would be
+      // "new" mid-stream. Answer it with a reset: the connection closes, as §3.5 asks, instead of
+      // being picked up again. (So is a connection the mate carried and conntrackd did not
+      // deliver, after a takeover.)
+      `add rule ${t} to_servers ${match} ct state new tcp flags & (fin | syn | rst | ack) != syn reject with tcp reset`,
+    ];
+    const table = p.newConnections;
+    if (!table) {
+      // A named counter outlives the chain flush of every reprogramming: refusals accumulate.
+      const counter = `refused_${p.targetSet}`;
+      lines.push(
+        `add counter ${t} ${counter}`,
+        `add rule ${t} to_servers ${match} ct state new counter name "${counter}" ${reject}`,
+      );
+      return lines;
+    }
+    const map = bucketElements(
+      table,
+      p.servers.map((s) => s.address),
+    );
+    lines.push(
+      `add rule ${t} to_servers ${match} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${table.size} seed ${this.deps.hashSeed} map { ${map} }`,
+    );
+    return lines;
   }
 
   /**
@@ -331,12 +265,12 @@ export class KernelDataPlane implements DataPlane {
   }
 
   /** Offline and initializing servers lose their connections (SPEC §3.1): their conntrack entries go. */
-  async #deleteConnectionsOfLostServers(status: EngineStatus | null) {
-    for (const ts of status?.targetSets ?? []) {
-      for (const s of ts.servers) {
+  async #deleteConnectionsOfLostServers(plan: ForwardingPlan) {
+    for (const p of plan.tsas) {
+      for (const s of p.servers) {
         const before = this.#states.get(s.address);
         this.#states.set(s.address, s.state);
-        if (before !== undefined && before !== s.state && DELETES_EXISTING.has(s.state)) {
+        if (before !== undefined && before !== s.state && s.dropsExisting) {
           await deleteEntries(['--reply-src', s.address]);
           this.deps.log.info(
             { server: s.address, state: s.state },
@@ -351,11 +285,7 @@ export class KernelDataPlane implements DataPlane {
     // Connections the engine lets go are the kernel's: state changes are handled in refresh().
   }
 
-  connectionCount(): number {
-    return this.#connections;
-  }
-
-  bindFailures() {
+  bindFailures(): BindFailure[] {
     return this.#error ? this.#wanted.map((l) => ({ ...l, error: this.#error! })) : [];
   }
 
@@ -363,8 +293,13 @@ export class KernelDataPlane implements DataPlane {
     return this.#error ? [] : [...this.#wanted];
   }
 
-  /** A clean stop removes the agent's table; open connections live on in conntrack. */
-  async drain(): Promise<void> {
+  /**
+   * The address goes first: without the table, a packet to a TSA still on this node would reach
+   * the node's own stack, which resets its connection. (The mate or the restarted agent carries
+   * the connections on; conntrack keeps them.) Then the table goes.
+   */
+  async stop(release: () => Promise<void>): Promise<void> {
+    await release();
     await nftApply(`delete table inet ${this.#table}\n`).catch((err: Error) =>
       this.deps.log.warn({ err: err.message }, 'cannot remove the nftables table'),
     );
@@ -401,16 +336,4 @@ function serverAddressBehind(
 /** Deletes the TCP conntrack entries matching these filters (none matching is not an error). */
 async function deleteEntries(filters: string[]) {
   await run('conntrack', ['-D', '-p', 'tcp', ...filters]).catch(() => undefined);
-}
-
-/** The bucket weight of a server: 0 when it takes no new connections; Least Load scales by spare load. */
-function effectiveWeight(
-  algorithm: string,
-  weight: number,
-  state: string | undefined,
-  load: number | null,
-): number {
-  if (weight <= 0 || !state || !TAKES_NEW.has(state)) return 0;
-  if (algorithm !== 'leastLoad' || load === null) return weight;
-  return Math.max(1, Math.round(weight * Math.max(1, 100 - load)));
 }

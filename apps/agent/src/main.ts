@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { Agent } from './agent.ts';
 import { buildControlServer } from './control-server.ts';
-import { kernelUnavailable } from './kernel-data-plane.ts';
+import { kernelUnavailable } from './nft.ts';
 import { readFlags, USAGE } from './flags.ts';
 
 /** ipfe-agent: flags, logger, agent, control API, signals. */
@@ -19,10 +19,10 @@ async function main() {
     base: { slot: flags.slot },
   });
   let dataplane = flags.dataplane;
-  if (dataplane === 'kernel') {
-    const reason = await kernelUnavailable();
+  if (dataplane !== 'userspace') {
+    const reason = await kernelUnavailable(dataplane === 'kernel' ? ['nft', 'conntrack'] : ['nft']);
     if (reason) {
-      log.warn({ reason }, 'kernel data path unavailable: forwarding in user space');
+      log.warn({ reason, dataplane }, 'kernel data path unavailable: forwarding in user space');
       dataplane = 'userspace';
     }
   }

@@ -83,6 +83,7 @@ describe('the forwarding plan kernel data paths render', () => {
     });
     expect(tsa?.newConnections).toBeNull();
     expect(tsa?.existingConnections).toBeNull();
+    expect(tsa?.newByWeight).toBeNull();
   });
 
   it('stressed servers take new connections only when no other server can', () => {
@@ -100,7 +101,7 @@ describe('the forwarding plan kernel data paths render', () => {
     ]);
   });
 
-  it('Least Load: buckets in proportion to spare load (100 − L), and no stateless table', () => {
+  it('Least Load: new connections by spare load (100 − L); established ones and SCTP by weight', () => {
     const engine = engineOf([{ algorithm: 'leastLoad', servers: SERVERS.slice(0, 2) }]);
     engine.heartbeat(SERVERS[0]!, { ...report, connections: 900 }, 0);
     engine.heartbeat(SERVERS[1]!, { ...report, connections: 100 }, 0);
@@ -109,7 +110,9 @@ describe('the forwarding plan kernel data paths render', () => {
     const [l0, l1] = engine.status(0).targetSets[0]!.servers.map((s) => s.load!);
     expect(l0).toBeGreaterThan(l1!);
     expect(spare! / loaded!).toBeCloseTo((100 - l1!) / (100 - l0!), 1);
-    expect(tsa!.existingConnections).toBeNull();
+    expect(shares(tsa!.existingConnections, 2)).toEqual(shares(tsa!.newByWeight, 2));
+    const [a, b] = shares(tsa!.existingConnections, 2);
+    expect(Math.abs(a! - b!)).toBeLessThanOrEqual(1);
   });
 
   it('the secondary TSA gets the same table as the primary, with each row’s secondary address', () => {

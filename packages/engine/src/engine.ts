@@ -2,7 +2,13 @@ import type { ConfigDocument, IpfeSlot, Options } from '@ipfe/schema';
 import { ConnectionTable } from './connection-table.ts';
 import { Counters, type CloseReason, type RefusalReason } from './counters.ts';
 import { chooseByHash } from './hash-choice.ts';
-import { PlanTables, planTsa, type ForwardingPlan, type PlannedTsa } from './forwarding-plan.ts';
+import {
+  PlanTables,
+  planTsa,
+  type ForwardingPlan,
+  type PlannedTsa,
+  type TableSizing,
+} from './forwarding-plan.ts';
 import { hashSource, hashString } from './hash.ts';
 import { PortAllocator } from './initiator-ports.ts';
 import { newIpWords, parseIp, parseIpv4 } from './ip.ts';
@@ -594,7 +600,7 @@ export class Engine {
   // ── kernel data paths ────────────────────────────────────────────────────────────────────
 
   /** What a kernel data path forwards now for these served TSAs (see forwarding-plan.ts). */
-  plan(served: Iterable<string>, now: Millis): ForwardingPlan {
+  plan(served: Iterable<string>, now: Millis, sizing: TableSizing = 'full'): ForwardingPlan {
     this.#serverRate.advance(now);
     const ports = this.#options?.forwardedPorts ?? [];
     const tsas: PlannedTsa[] = [];
@@ -619,7 +625,7 @@ export class Engine {
           initiatorPorts: ts.initiatorSupport ? m.range : null,
         })),
       };
-      tsas.push(planTsa(spec, this.#planTables));
+      tsas.push(planTsa(spec, this.#planTables, sizing));
     }
     return { revision: this.#revision, reject: this.#options?.tcpRejectOption ?? 'tcpReset', tsas };
   }

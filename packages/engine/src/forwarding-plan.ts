@@ -41,8 +41,14 @@ export interface PlannedTsa {
    */
   readonly newConnections: MaglevTable | null;
   /**
-   * Hash only: the server of an established connection that a data path does not remember (a
-   * mate's, after a takeover). It is the same on both mates, which makes Hash stateless.
+   * By configured weight, over the servers that take new connections: the same on both mates
+   * and on both paths of an association (SCTP's choice; for Hash, `newConnections` itself).
+   */
+  readonly newByWeight: MaglevTable | null;
+  /**
+   * By configured weight, over the servers that keep their connections: where an established
+   * connection goes that a data path does not remember (a mate's, after a takeover). The same on
+   * both mates, which makes Hash stateless.
    */
   readonly existingConnections: MaglevTable | null;
 }
@@ -76,10 +82,14 @@ export interface PlanTargetSet {
 }
 
 /**
- * A Least Load table changes with every load report (twice a second at most): it stays small,
- * 100 entries a server, which is fine enough for 1 % shares. Only new connections use it.
+ * How big the bucket tables are. `full`: the engine's Maglev size (≥ 65,537), for a data path
+ * whose established connections depend on the table (stateless Hash). `compact`: 100 entries a
+ * server, fine enough for 1 % shares, for one that remembers its connections (conntrack) and only
+ * chooses new ones by table. A Least Load table is always compact: it changes with every report.
  */
-export function leastLoadTableSize(servers: number): number {
+export type TableSizing = 'full' | 'compact';
+
+export function compactTableSize(servers: number): number {
   return nextPrime(Math.max(101, 100 * servers));
 }
 
@@ -107,7 +117,11 @@ export class PlanTables {
 }
 
 /** The plan of one served TSA. */
-export function planTsa(spec: PlanTargetSet, tables: PlanTables): PlannedTsa {
+export function planTsa(
+  spec: PlanTargetSet,
+  tables: PlanTables,
+  sizing: TableSizing = 'full',
+): PlannedTsa {
   const servers = spec.members.map((m): PlannedServer => ({
     server: m.server,
     address: m.address,
@@ -124,33 +138,29 @@ export function planTsa(spec: PlanTargetSet, tables: PlanTables): PlannedTsa {
     : spec.members.map((m) => m.weight > 0 && STATE_RULES[m.state].ownNew === 'last-resort');
   const ids = spec.members.map((m) => m.server);
   const withTakesNew = servers.map((s, i) => ({ ...s, takesNew: takesNew[i] === true }));
-  if (spec.algorithm === 'hash') {
-    const size = maglevTableSize(ids.length);
-    return {
-      ...base(spec),
-      servers: withTakesNew,
-      newConnections: tables.table(
-        ids,
-        spec.members.map((m, i) => (takesNew[i] ? m.weight : 0)),
-        size,
-      ),
-      existingConnections: tables.table(
-        ids,
-        spec.members.map((m) => (STATE_RULES[m.state].existing === 'keep' ? m.weight : 0)),
-        size,
-      ),
-    };
-  }
-  // Least Load: weights scaled by spare load, L = 100 meaning none spare.
-  const weights = spec.members.map((m, i) =>
-    takesNew[i] ? Math.max(1, Math.round(m.weight * Math.max(1, 100 - (m.load ?? 0)))) : 0,
+  const size = sizing === 'full' ? maglevTableSize(ids.length) : compactTableSize(ids.length);
+  const newByWeight = tables.table(
+    ids,
+    spec.members.map((m, i) => (takesNew[i] ? m.weight : 0)),
+    size,
   );
-  return {
-    ...base(spec),
-    servers: withTakesNew,
-    newConnections: tables.table(ids, weights, leastLoadTableSize(ids.length)),
-    existingConnections: null,
-  };
+  const existingConnections = tables.table(
+    ids,
+    spec.members.map((m) => (STATE_RULES[m.state].existing === 'keep' ? m.weight : 0)),
+    size,
+  );
+  // Least Load: weights scaled by spare load, L = 100 meaning none spare.
+  const newConnections =
+    spec.algorithm === 'hash'
+      ? newByWeight
+      : tables.table(
+          ids,
+          spec.members.map((m, i) =>
+            takesNew[i] ? Math.max(1, Math.round(m.weight * Math.max(1, 100 - (m.load ?? 0)))) : 0,
+          ),
+          compactTableSize(ids.length),
+        );
+  return { ...base(spec), servers: withTakesNew, newConnections, newByWeight, existingConnections };
 }
 
 function base(spec: PlanTargetSet) {

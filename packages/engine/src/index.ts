@@ -46,7 +46,8 @@ export {
 } from './server-state.ts';
 export { loadIndex, type LoadInputs } from './least-load.ts';
 export {
-  leastLoadTableSize,
+  compactTableSize,
+  type TableSizing,
   type ForwardingPlan,
   type PlannedServer,
   type PlannedTsa,
