@@ -156,6 +156,7 @@ export class Agent {
       options.token,
       (beacon) => this.#onBeacon(beacon),
       this.log,
+      (flows) => this.#dataPlane.fromMate(flows),
     );
     if (options.addressDevice)
       this.#addresses = new AddressHolder(options.addressDevice, this.log, this.#guard);
@@ -190,6 +191,7 @@ export class Agent {
         device: options.addressDevice,
         log: this.log,
         now,
+        shareFlows: (flows) => this.#mateLink.sendFlows(flows),
       });
     }
     return new UserspaceDataPlane({
@@ -383,7 +385,7 @@ export class Agent {
     const kept = [...this.#owned.keys()];
     if (kept.length === 0) return;
     this.#addresses?.announce(kept);
-    await this.#conntrackSync?.takeOver(kept, { mateAlive: true });
+    await this.#conntrackSync?.takeOver(kept, { mateAlive: true, kept: true });
   }
 
   #onTick() {
@@ -553,6 +555,7 @@ export class Agent {
       sha256: document?.sha256 ?? null,
       appliedAt: this.#appliedAt,
       dataplane: this.#dataPlane.kind,
+      forwards: [...this.#dataPlane.protocols],
       mate: {
         slot: this.mate,
         alive: this.#ownership.isAlive(this.mate),

@@ -8,6 +8,7 @@ import type {
   TableSizing,
 } from '@ipfe/engine';
 import type { Logger } from 'pino';
+import type { SharedFlow } from './mate-link.ts';
 
 export interface Listener {
   tsa: string;
@@ -53,6 +54,8 @@ export interface DataPlane {
   counts(): DataPathCounts;
   bindFailures(): BindFailure[];
   listening(): Listener[];
+  /** Connection state the mate shares over the mate link (the direct path's flow records). */
+  fromMate(flows: SharedFlow[]): void;
   /** Stop forwarding; `release` takes the TSAs off the interface, in the data path's order. */
   stop(release: () => Promise<void>, timeoutMs: number): Promise<void>;
 }
@@ -127,6 +130,9 @@ export class UserspaceDataPlane implements DataPlane {
 
   /** The engine chooses per connection: nothing to render. */
   async refresh(): Promise<void> {}
+
+  /** Its connections are sockets of this process: the mate cannot take them over. */
+  fromMate(): void {}
 
   counts(): DataPathCounts {
     return { connections: this.#pairs.size, servers: null, refused: null };

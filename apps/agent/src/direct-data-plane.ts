@@ -9,11 +9,15 @@ import type {
 } from './data-plane.ts';
 import { listenersOf } from './data-plane.ts';
 import type { ExitGuard } from './exit-guard.ts';
+import type { SharedFlow } from './mate-link.ts';
 import { bucketElements, nftApply, nftId, readCounters, run } from './nft.ts';
 
-const REFRESH_EVERY_MS = 500;
-const COUNT_EVERY_MS = 1000;
-const COUNT_BUDGET_FACTOR = 50;
+const REFRESH_EVERY_MS = 250;
+/** How often the records are read: for the counts, and to tell the mate of new flows. */
+const READ_EVERY_MS = 250;
+const READ_BUDGET_FACTOR = 50;
+/** Flow records kept for the mate's TSAs, in case this node takes them over. */
+const MATE_RECORDS_MAX = 2_000_000;
 /** Flow records a TSA may hold (an nft set's bound; a full set records no more, it forwards on). */
 const RECORDS_PER_TSA = 1_048_576;
 
@@ -28,6 +32,8 @@ export interface DirectDeps {
   /** The seed of the bucket hash, the same on both mates (see KernelDeps.hashSeed). */
   hashSeed: number;
   guard?: ExitGuard | null;
+  /** Tells the mate of flows and where they go (it takes them over with the TSA). */
+  shareFlows?(flows: SharedFlow[]): void;
 }
 
 /** A flow record: this node's memory of which server a connection went to. */
@@ -86,6 +92,12 @@ export class DirectDataPlane implements DataPlane {
   #opened = new Map<string, number>();
   #refused = new Map<number, number>();
   #connections = 0;
+  /** When each flow was last told to the mate, and to which server it went. */
+  #shared = new Map<string, { server: string; at: number }>();
+  /** The mate's flows, by "TSA|protocol|source|port": where they go, and until when. */
+  #mateFlows = new Map<string, { flow: SharedFlow; until: number }>();
+  /** TSAs just taken over: the mate's records of them go in with the next rules. */
+  #adopting = new Set<string>();
 
   constructor(private readonly deps: DirectDeps) {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
@@ -97,6 +109,7 @@ export class DirectDataPlane implements DataPlane {
     for (const tsa of change.gained) {
       const age = plan.tsas.find((p) => p.tsa === tsa)?.deleteAgeSeconds ?? 0;
       this.#adoptUntil.set(tsa, now + age * 1000);
+      this.#adopting.add(tsa);
     }
     await this.#render(plan, true);
     await change.hold();
@@ -114,15 +127,16 @@ export class DirectDataPlane implements DataPlane {
     this.#plan = plan;
     this.#wanted = [...listenersOf(plan, 'tcp'), ...listenersOf(plan, 'sctp')];
     if (now >= this.#nextCount) {
-      await this.#count();
+      await this.#count(now);
       // Listing the records costs in proportion to their number: at most 2 % of a core.
-      this.#nextCount =
-        now + Math.max(COUNT_EVERY_MS, COUNT_BUDGET_FACTOR * (this.deps.now() - now));
+      this.#nextCount = now + Math.max(READ_EVERY_MS, READ_BUDGET_FACTOR * (this.deps.now() - now));
     }
+    const adopting = [...this.#adopting];
     const { script, chains, maps } = this.#script(plan, now);
     if (script === this.#applied) return;
     try {
       await nftApply(script);
+      for (const tsa of adopting) this.#adopting.delete(tsa);
       if (this.#applied === null)
         this.deps.guard?.set('2 nftables', ['nft', 'delete', 'table', 'netdev', this.#table]);
       this.#applied = script;
@@ -170,6 +184,7 @@ export class DirectDataPlane implements DataPlane {
       return `mod ${table.size} seed ${this.deps.hashSeed} vmap @${name}`;
     };
     const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
+    this.#forgetExpiredMateFlows(now);
 
     for (const p of plan.tsas) {
       const id = nftId(p.tsa);
@@ -182,14 +197,15 @@ export class DirectDataPlane implements DataPlane {
         `add counter ${t} in_${id}`,
       );
       const toServer = p.servers.map((s) => `to_${id}_${this.#serverId(s.address)}`);
+      const gotoServer = toServer.map((name) => `goto ${name}`);
       p.servers.forEach((s, i) => {
         const name = toServer[i]!;
         const sid = this.#serverId(s.address);
         chain(name);
         if (s.dropsExisting) {
           // Offline or initializing (SPEC §3.1): its connections are closed at their next packet.
+          // (nft cannot delete a map element from a rule: the record expires at Delete Age.)
           rules.push(
-            `add rule ${t} ${name} delete @${records} { ${key} }`,
             `add rule ${t} ${name} meta l4proto tcp reject with tcp reset`,
             `add rule ${t} ${name} drop`,
           );
@@ -204,6 +220,8 @@ export class DirectDataPlane implements DataPlane {
           `add rule ${t} ${name} fwd ${ipx} to ${s.address} device ${dev}`,
         );
       });
+
+      if (this.#adopting.has(p.tsa)) elements.push(...this.#mateRecordsOf(p, t, now));
 
       const svc = `svc_${id}`;
       chain(svc);
@@ -235,7 +253,7 @@ export class DirectDataPlane implements DataPlane {
         rules.push(`add rule ${t} ${svc} meta l4proto sctp goto ${sctp}`);
         if (p.newByWeight)
           rules.push(
-            `add rule ${t} ${sctp} sctp chunk init exists jhash sctp sport ${bucketMap(`wn_${id}`, p.newByWeight, toServer)}`,
+            `add rule ${t} ${sctp} sctp chunk init exists jhash sctp sport ${bucketMap(`wn_${id}`, p.newByWeight, gotoServer)}`,
           );
         rules.push(
           `add rule ${t} ${sctp} sctp chunk init exists counter name "${refusedCounter}" drop`,
@@ -243,7 +261,7 @@ export class DirectDataPlane implements DataPlane {
         // Mid-association (the other path of a multihomed one, or the mate's): by port, stateless.
         if (p.existingConnections)
           rules.push(
-            `add rule ${t} ${sctp} jhash sctp sport ${bucketMap(`we_${id}`, p.existingConnections, toServer)}`,
+            `add rule ${t} ${sctp} jhash sctp sport ${bucketMap(`we_${id}`, p.existingConnections, gotoServer)}`,
           );
         rules.push(`add rule ${t} ${sctp} drop`);
       }
@@ -253,12 +271,12 @@ export class DirectDataPlane implements DataPlane {
         rules.push(`add rule ${t} ${svc} tcp flags & (fin | syn | rst | ack) == syn goto ${fresh}`);
         if (p.newConnections)
           rules.push(
-            `add rule ${t} ${fresh} jhash ${ipx} saddr . tcp sport ${bucketMap(`nc_${id}`, p.newConnections, toServer)}`,
+            `add rule ${t} ${fresh} jhash ${ipx} saddr . tcp sport ${bucketMap(`nc_${id}`, p.newConnections, gotoServer)}`,
           );
         rules.push(`add rule ${t} ${fresh} counter name "${refusedCounter}" ${reject}`);
         if (adopting && p.existingConnections)
           rules.push(
-            `add rule ${t} ${svc} meta l4proto tcp jhash ${ipx} saddr . tcp sport ${bucketMap(`ec_${id}`, p.existingConnections, toServer)}`,
+            `add rule ${t} ${svc} meta l4proto tcp jhash ${ipx} saddr . tcp sport ${bucketMap(`ec_${id}`, p.existingConnections, gotoServer)}`,
           );
         rules.push(`add rule ${t} ${svc} meta l4proto tcp reject with tcp reset`);
       }
@@ -277,8 +295,44 @@ export class DirectDataPlane implements DataPlane {
     return { script, chains, maps };
   }
 
+  /** The mate's records of a TSA this node takes over, as map elements. */
+  #mateRecordsOf(p: ForwardingPlan['tsas'][number], t: string, now: number): string[] {
+    const ids = new Map(
+      p.servers.filter((s) => !s.dropsExisting).map((s) => [s.address, this.#serverId(s.address)]),
+    );
+    const elements: string[] = [];
+    for (const { flow, until } of this.#mateFlows.values()) {
+      const [tsa, protocol, source, port, server] = flow;
+      const sid = ids.get(server);
+      if (tsa !== p.tsa || sid === undefined) continue;
+      const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+      elements.push(`${source} . ${protocol} . ${port} timeout ${seconds}s : ${sid}`);
+    }
+    const records = `rec_${nftId(p.tsa)}`;
+    const lines: string[] = [];
+    for (let i = 0; i < elements.length; i += 1000)
+      lines.push(`add element ${t} ${records} { ${elements.slice(i, i + 1000).join(', ')} }`);
+    if (elements.length > 0)
+      this.deps.log.info({ tsa: p.tsa, flows: elements.length }, 'taking over the mate’s flows');
+    return lines;
+  }
+
+  /** Flow records the mate told of. */
+  fromMate(flows: SharedFlow[]): void {
+    const now = this.deps.now();
+    for (const flow of flows) {
+      const key = flow.slice(0, 4).join('|');
+      if (this.#mateFlows.size >= MATE_RECORDS_MAX && !this.#mateFlows.has(key)) break;
+      this.#mateFlows.set(key, { flow, until: now + flow[5] * 1000 });
+    }
+  }
+
+  #forgetExpiredMateFlows(now: number) {
+    for (const [key, { until }] of this.#mateFlows) if (until <= now) this.#mateFlows.delete(key);
+  }
+
   /** Records per server (open flows), and the counters: opened, refused, bytes in. */
-  async #count() {
+  async #count(now: number) {
     const plan = this.#plan;
     if (!plan || this.#applied === null) return;
     const counters = await readCounters('netdev', this.#table);
@@ -301,6 +355,7 @@ export class DirectDataPlane implements DataPlane {
         this.deps.bytes.set(p.tsa, entry);
       }
       const records = await this.records(p.tsa);
+      this.#share(p, records, now);
       for (const s of p.servers) {
         const key = `${p.tsa}|${s.address}`;
         opened.set(key, byName.get(`opened_${id}_${this.#serverId(s.address)}`)?.packets ?? 0);
@@ -313,6 +368,28 @@ export class DirectDataPlane implements DataPlane {
     this.#refused = refused;
     this.#active = active;
     this.#connections = connections;
+  }
+
+  /**
+   * Tells the mate of flows it does not know yet, or whose server changed, and again every third
+   * of Delete Age while they last (its copy expires as this node's would).
+   */
+  #share(p: ForwardingPlan['tsas'][number], records: FlowRecord[], now: number) {
+    if (!this.deps.shareFlows) return;
+    const again = (p.deleteAgeSeconds * 1000) / 3;
+    const flows: SharedFlow[] = [];
+    const seen = new Set<string>();
+    for (const r of records) {
+      const key = `${r.tsa}|${r.protocol}|${r.source}|${r.sourcePort}`;
+      seen.add(key);
+      const last = this.#shared.get(key);
+      if (last && last.server === r.server && now - last.at < again) continue;
+      this.#shared.set(key, { server: r.server, at: now });
+      flows.push([r.tsa, r.protocol, r.source, r.sourcePort, r.server, Math.max(1, r.expiresS)]);
+    }
+    for (const key of this.#shared.keys())
+      if (key.startsWith(`${p.tsa}|`) && !seen.has(key)) this.#shared.delete(key);
+    if (flows.length > 0) this.deps.shareFlows(flows);
   }
 
   /** This node's flow records of a TSA (for counts, and for the mate). */

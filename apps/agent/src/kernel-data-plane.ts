@@ -81,6 +81,9 @@ export class KernelDataPlane implements DataPlane {
     await change.hold();
   }
 
+  /** conntrackd shares this path's connections with the mate, not the mate link. */
+  fromMate(): void {}
+
   /** Reprograms when the decision changed (servers, weights, states, loads); at most twice a second. */
   async refresh(plan: () => ForwardingPlan): Promise<void> {
     if (this.deps.now() - this.#lastRefresh < REFRESH_EVERY_MS) return;

@@ -19,12 +19,18 @@ export interface Beacon {
   revision: number;
 }
 
-const MAX_BEACON_BYTES = 512;
+/** A flow record the mate shares (direct path): [tsa, protocol, source, source port, server, seconds left]. */
+export type SharedFlow = [string, 'tcp' | 'sctp', string, number, string, number];
+
+const MAX_MESSAGE_BYTES = 1400;
+/** Flow records per datagram: one unfragmented UDP datagram on an Ethernet link. */
+const FLOWS_PER_MESSAGE = 16;
 
 /**
  * Mate liveness (SPEC §4.4): a UDP beacon to the mate every mateIntervalMs, and the mate's beacons
  * received. Beacons carry an HMAC keyed with the deployment token, so a stray or forged datagram
- * cannot keep a dead mate "alive".
+ * cannot keep a dead mate "alive". The same channel carries the direct path's flow records to the
+ * mate (`sendFlows`), so that it knows where each connection goes when it takes over.
  */
 export class MateLink {
   #socket: dgram.Socket | null = null;
@@ -37,6 +43,7 @@ export class MateLink {
     private readonly token: string,
     private readonly onBeacon: (beacon: Beacon) => void,
     private readonly log: Logger,
+    private readonly onFlows: (flows: SharedFlow[]) => void = () => {},
   ) {}
 
   get bindError(): string | null {
@@ -85,7 +92,7 @@ export class MateLink {
 
   #receive(message: Buffer) {
     const settings = this.#settings;
-    if (!settings || message.length > MAX_BEACON_BYTES) return;
+    if (!settings || message.length > MAX_MESSAGE_BYTES) return;
     try {
       const { payload, mac } = JSON.parse(message.toString('utf8')) as {
         payload: string;
@@ -94,11 +101,26 @@ export class MateLink {
       const expected = Buffer.from(this.#mac(payload));
       const given = Buffer.from(String(mac));
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) return;
-      const beacon = JSON.parse(payload) as Beacon;
-      if (beacon.slot !== settings.mateSlot || typeof beacon.boot !== 'string') return;
-      this.onBeacon(beacon);
+      const parsed = JSON.parse(payload) as Beacon & { flows?: unknown };
+      if (parsed.slot !== settings.mateSlot) return;
+      if (Array.isArray(parsed.flows)) this.onFlows(parsed.flows.filter(isSharedFlow));
+      else if (typeof parsed.boot === 'string') this.onBeacon(parsed);
     } catch {
       // not a beacon of ours
+    }
+  }
+
+  /** Sends flow records to the mate, a few per datagram. */
+  sendFlows(flows: SharedFlow[]): void {
+    const mate = this.#settings?.mateAddress;
+    const port = this.#settings?.port;
+    if (!mate || !port || !this.#socket) return;
+    for (let i = 0; i < flows.length; i += FLOWS_PER_MESSAGE) {
+      const payload = JSON.stringify({
+        slot: this.own.slot,
+        flows: flows.slice(i, i + FLOWS_PER_MESSAGE),
+      });
+      this.#socket.send(JSON.stringify({ payload, mac: this.#mac(payload) }), port, mate, () => {});
     }
   }
 
@@ -125,4 +147,24 @@ export class MateLink {
     send();
     this.#timer = setInterval(send, settings.intervalMs);
   }
+}
+
+function isSharedFlow(value: unknown): value is SharedFlow {
+  if (!Array.isArray(value) || value.length !== 6) return false;
+  const [tsa, protocol, source, port, server, seconds] = value as unknown[];
+  return (
+    typeof tsa === 'string' &&
+    net.isIP(tsa) !== 0 &&
+    (protocol === 'tcp' || protocol === 'sctp') &&
+    typeof source === 'string' &&
+    net.isIP(source) !== 0 &&
+    Number.isInteger(port) &&
+    (port as number) >= 0 &&
+    (port as number) <= 65535 &&
+    typeof server === 'string' &&
+    net.isIP(server) !== 0 &&
+    typeof seconds === 'number' &&
+    seconds > 0 &&
+    seconds <= 86_400 * 366
+  );
 }

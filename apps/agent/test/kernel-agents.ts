@@ -12,7 +12,13 @@ import { repoRoot, startNamedServer, until, type Topology } from './netns-topolo
 export function startKernelAgent(
   topology: Topology,
   slot: 'a1' | 'a2',
-  options: { control: string; stateDir: string; token: string; sync: boolean },
+  options: {
+    control: string;
+    stateDir: string;
+    token: string;
+    sync: boolean;
+    dataplane?: 'kernel' | 'direct';
+  },
 ): ChildProcess {
   return topology.run(
     slot,
@@ -26,7 +32,7 @@ export function startKernelAgent(
       '--state-dir',
       options.stateDir,
       '--dataplane',
-      'kernel',
+      options.dataplane ?? 'kernel',
       '--manage-addresses',
       'eth0',
       ...(options.sync ? ['--sync-conntrack'] : []),

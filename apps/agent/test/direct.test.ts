@@ -1,0 +1,244 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configurationShape, type Configuration } from '@ipfe/schema';
+import { buildDocument } from '@ipfe/schema/digest';
+import { startKernelAgent } from './kernel-agents.ts';
+import { netnsAvailable, repoRoot, startKernelClient, Topology, until } from './netns-topology.ts';
+
+/**
+ * The direct (transparent) data path on a real topology: a client, the mates A1 and A2 and three
+ * servers holding the TSA (the reporter's --hold-tsa), one bridge. The IPFE forwards client →
+ * server packets unchanged; the servers see the client and answer it directly.
+ */
+const tools = ['nft', 'arping'].every((t) => spawnSync('which', [t]).status === 0);
+const available = netnsAvailable && tools;
+const SUBNET = '10.231.14';
+const hosts = {
+  a1: `${SUBNET}.11`,
+  a2: `${SUBNET}.12`,
+  s1: `${SUBNET}.21`,
+  s2: `${SUBNET}.22`,
+  s3: `${SUBNET}.23`,
+  client: `${SUBNET}.50`,
+};
+const TSA = `${SUBNET}.100`;
+const TOKEN = 'direct-token-0123456789abcdefghijklmnopqrst';
+const SERVERS = ['s1', 's2', 's3'] as const;
+type ServerName = (typeof SERVERS)[number];
+const RANGE = (i: number) => ({ start: 16384 + 512 * i, end: 16384 + 512 * i + 511 });
+
+const dir = mkdtempSync(join(tmpdir(), 'ipfe-direct-'));
+const topology = new Topology(`ipd${process.pid % 10000}`, hosts);
+const agents: Partial<Record<'a1' | 'a2', ChildProcess>> = {};
+const reporters: Partial<Record<ServerName, ChildProcess>> = {};
+/** Source addresses each server's service has seen. */
+const peers: Record<ServerName, string[]> = { s1: [], s2: [], s3: [] };
+let client: { ask(line: string): Promise<Record<string, number> & { status?: unknown }> };
+let revision = 1;
+
+function config(
+  weights: number[],
+  targetSet: { deleteAgeSeconds?: number; algorithm?: 'hash' | 'leastLoad' } = {},
+): Configuration {
+  return configurationShape.parse({
+    options: {
+      ipfe: { A1: { address: hosts.a1 }, A2: { address: hosts.a2 } },
+      mateIntervalMs: 100,
+      mateTimeoutMs: 600,
+      connectTimeoutS: 2,
+    },
+    xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
+    appServers: SERVERS.map((s, i) => ({
+      name: s,
+      addresses: [hosts[s]],
+      initiatorPortRange: RANGE(i),
+    })),
+    targetSets: [
+      {
+        number: 1,
+        family: 'ipv4',
+        algorithm: 'hash',
+        initiatorSupport: true,
+        primary: { address: TSA, activeIpfe: 'A1' },
+        ...targetSet,
+        servers: SERVERS.map((s, i) => ({ address: hosts[s], weight: weights[i] })),
+      },
+    ],
+  });
+}
+
+function startAgent(slot: 'a1' | 'a2') {
+  agents[slot] = startKernelAgent(topology, slot, {
+    control: `${hosts[slot]}:8701`,
+    stateDir: join(dir, slot),
+    token: TOKEN,
+    sync: false,
+    dataplane: 'direct',
+  });
+}
+
+function startServer(s: ServerName) {
+  reporters[s] = topology.run(s, [
+    process.execPath,
+    `${repoRoot}packages/reporter/bin/ipfe-reporter.js`,
+    '--listen',
+    `${hosts[s]}:9675`,
+    '--mps-capacity',
+    '100',
+    '--connection-capacity',
+    '100',
+    '--interval-ms',
+    '200',
+    '--hold-tsa',
+    TSA,
+  ]);
+}
+
+async function push(next: Configuration) {
+  const file = join(dir, `revision-${++revision}.json`);
+  writeFileSync(file, JSON.stringify(buildDocument(revision, next)));
+  for (const slot of ['a1', 'a2'] as const)
+    await until(
+      `revision ${revision} pushed to ${slot}`,
+      async () =>
+        (await client.ask(`push http://${hosts[slot]}:8701 ${TOKEN} ${file}`)).status === 200,
+    );
+}
+
+/** Bytes received and sent on a host's eth0. */
+function interfaceBytes(host: string): { rx: number; tx: number } {
+  const text = topology.exec(host, ['ip', '-s', '-j', 'link', 'show', 'eth0']).stdout;
+  const stats = (
+    JSON.parse(text) as { stats64: { rx: { bytes: number }; tx: { bytes: number } } }[]
+  )[0]!.stats64;
+  return { rx: stats.rx.bytes, tx: stats.tx.bytes };
+}
+
+/** Sends `bytes` through the TSA and reads them back from the server's echo. */
+function roundTrip(bytes: number): number {
+  const script = `
+    const s = require('net').connect(3868, '${TSA}');
+    let got = -1; // the first line is the server's name
+    s.on('data', (d) => { if (got < 0) { const nl = d.indexOf(10); got = d.length - nl - 1; } else got += d.length;
+      if (got >= ${bytes}) { console.log(got); s.destroy(); } });
+    s.on('connect', () => s.end(Buffer.alloc(${bytes}, 120)));
+    setTimeout(() => { console.log(got); process.exit(0); }, 15000).unref();`;
+  const out = topology.exec('client', [process.execPath, '-e', script]).stdout;
+  return Number(out.trim());
+}
+
+const share = (tally: Record<string, number>, name: string) =>
+  (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
+
+describe.skipIf(!available)('the direct data path', () => {
+  beforeAll(async () => {
+    topology.build();
+    for (const s of SERVERS) {
+      startServer(s);
+      const service = topology.run(s, [
+        process.execPath,
+        '--import',
+        'tsx',
+        `${repoRoot}apps/agent/test/direct-server.ts`,
+        s,
+        '3868',
+      ]);
+      createInterface({ input: service.stdout! }).on('line', (line) => {
+        const [word, address] = line.split(' ');
+        if (word === 'peer' && address) peers[s].push(address.replace(/^::ffff:/, ''));
+      });
+    }
+    for (const slot of ['a1', 'a2'] as const) {
+      mkdirSync(join(dir, slot), { recursive: true });
+      writeFileSync(
+        join(dir, slot, 'config.json'),
+        JSON.stringify(buildDocument(1, config([1, 2, 1]))),
+      );
+      startAgent(slot);
+    }
+    client = startKernelClient(topology);
+    await until(
+      'the TSA forwards to every server',
+      async () => {
+        const tally = await client.ask(`tally ${TSA} 12`);
+        return tally.none === undefined && SERVERS.every((s) => (tally[s] ?? 0) > 0);
+      },
+      30_000,
+    );
+  }, 60_000);
+
+  afterAll(() => {
+    if (available) topology.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('forwards by the weights (1/2/1), and every server sees the client’s own address', async () => {
+    for (const s of SERVERS) peers[s].length = 0;
+    const tally = await client.ask(`tally ${TSA} 400`);
+    expect(tally.none).toBeUndefined();
+    expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
+    expect(Math.abs(share(tally, 's2') - 50)).toBeLessThan(7);
+    expect(Math.abs(share(tally, 's3') - 25)).toBeLessThan(7);
+    const seen = SERVERS.flatMap((s) => peers[s]);
+    expect(seen.length).toBeGreaterThanOrEqual(400);
+    expect(new Set(seen)).toEqual(new Set([hosts.client]));
+  });
+
+  it('lets the servers’ replies go straight to the client: they never cross the IPFE', () => {
+    const bytes = 4_000_000;
+    const before = interfaceBytes('a1');
+    expect(roundTrip(bytes)).toBe(bytes);
+    const after = interfaceBytes('a1');
+    // A1 receives the client's 4 MB and sends it on; the 4 MB of echo never reach it.
+    expect(after.rx - before.rx).toBeGreaterThan(bytes);
+    expect(after.rx - before.rx).toBeLessThan(bytes * 1.3);
+    expect(after.tx - before.tx).toBeLessThan(bytes * 1.3);
+  });
+
+  it('keeps open connections on their servers through a configuration change', async () => {
+    const held = await client.ask(`hold ${TSA} 30`);
+    await push(config([3, 1, 1]));
+    expect(await client.ask('alive')).toEqual(held);
+  });
+
+  it('sends the returns of a connection a server opened from the TSA to that server, by its port range', async () => {
+    topology.run('client', [
+      process.execPath,
+      '-e',
+      `require('net').createServer((c) => { c.on('error', () => {}); c.pipe(c); }).listen(7000, '${hosts.client}')`,
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const [i, s] of SERVERS.entries()) {
+      const port = RANGE(i).start + 7;
+      const script = `
+        const c = require('net').connect({ host: '${hosts.client}', port: 7000, localAddress: '${TSA}', localPort: ${port} });
+        c.on('connect', () => c.write('from ${s}'));
+        c.on('data', (d) => { console.log(String(d)); c.destroy(); });
+        c.on('error', (e) => { console.log('error ' + e.code); });
+        setTimeout(() => process.exit(0), 5000).unref();`;
+      expect(topology.exec(s, [process.execPath, '-e', script]).stdout.trim()).toBe(`from ${s}`);
+    }
+  });
+
+  it('A2 takes over when A1 is killed, and every held connection goes on to the same server', async () => {
+    await push(config([1, 1, 1]));
+    const held = await client.ask(`hold ${TSA} 20`);
+    expect(Object.values(held).reduce((a: number, b) => a + Number(b), 0)).toBeGreaterThanOrEqual(
+      20,
+    );
+    const alive = await client.ask('alive');
+    topology.kill(agents.a1!);
+    await until('A2 holds the TSA', () =>
+      topology.exec('a2', ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA),
+    );
+    await until('the client reaches A2', async () => {
+      const tally = await client.ask(`tally ${TSA} 3`);
+      return tally.none === undefined;
+    });
+    expect(await client.ask('alive')).toEqual(alive);
+  });
+});
