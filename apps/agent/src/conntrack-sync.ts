@@ -110,10 +110,15 @@ General {
   }
 
   /**
-   * Takes over the mate's connections for the gained TSAs: asks a live mate for a full resync,
-   * drops this kernel's own (stale) entries of those TSAs, and commits the external cache.
+   * Takes over the mate's connections for these TSAs: asks a live mate for a full resync and
+   * commits the external cache. A node that gains the TSAs (`kept` unset) drops its own entries of
+   * them first: they date from before the mate carried those connections. A node that kept
+   * serving them through a split (`kept`) keeps its own: they are the connections it is
+   * forwarding, and the mate never carried most of them, so a resync would not bring them back.
+   * (Dropping them there lost every connection this node had opened since it last heard its mate,
+   * here and, by the deletions conntrackd passed on, in the mate's external cache too.)
    */
-  async takeOver(tsas: string[], options: { mateAlive: boolean }): Promise<void> {
+  async takeOver(tsas: string[], options: { mateAlive: boolean; kept?: boolean }): Promise<void> {
     await this.#pending;
     if (!this.#child) return;
     const ctl = (flag: string) =>
@@ -126,11 +131,16 @@ General {
       await ctl('-n');
       await new Promise((r) => setTimeout(r, 300));
     }
-    for (const tsa of tsas) {
-      await run('conntrack', ['-D', '-p', 'tcp', '--orig-dst', tsa]).catch(() => undefined);
+    if (!options.kept) {
+      for (const tsa of tsas) {
+        await run('conntrack', ['-D', '-p', 'tcp', '--orig-dst', tsa]).catch(() => undefined);
+      }
     }
     for (const flag of ['-c', '-f', '-R', '-B']) await ctl(flag);
-    this.log.info({ tsas }, 'committed the mate’s connections to the kernel');
+    this.log.info(
+      { tsas, kept: Boolean(options.kept) },
+      'committed the mate’s connections to the kernel',
+    );
   }
 
   /** Stops conntrackd and waits for it (at most 2 s, then SIGKILL), so that a new one can start. */

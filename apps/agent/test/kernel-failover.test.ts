@@ -1,10 +1,16 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
-import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
+import {
+  netnsAvailable,
+  startKernelClient,
+  Topology,
+  until,
+  type KernelClient,
+} from './netns-topology.ts';
 
 /**
  * Failover on the kernel path with conntrack state shared between mates: connections open through
@@ -25,8 +31,8 @@ const hosts = {
 const TSA = `${SUBNET}.100`;
 const TOKEN = 'kernel-failover-token-0123456789abcdefghij';
 const dir = mkdtempSync(join(tmpdir(), 'ipfe-kfail-'));
-const topology = new Topology(`ipf${process.pid % 10000}`, hosts);
-let client: { ask(line: string): Promise<Record<string, number>> };
+const topology = new Topology(`nf${process.pid % 10000}`, hosts);
+let client: KernelClient;
 const agents: Partial<Record<'a1' | 'a2', ChildProcess>> = {};
 
 function startAgent(slot: 'a1' | 'a2'): ChildProcess {
@@ -54,6 +60,28 @@ async function untilHeldAnswer(held: Record<string, number>, what: string) {
     10_000,
   );
 }
+
+/** How many held connections answer, whichever server they reach. */
+const answering = async (c: KernelClient) =>
+  Object.values(await c.ask('alive')).reduce((a, b) => a + b, 0);
+
+/** What A1's agent says of its mate (its status, read from inside A1's namespace). */
+function a1HearsA2(): boolean {
+  const script = `fetch('http://${hosts.a1}:8701/v1/status', { headers: { authorization: 'Bearer ${TOKEN}' } })
+    .then((r) => r.json()).then((s) => console.log(s.mate.alive))`;
+  return topology.exec('a1', [process.execPath, '-e', script]).stdout.trim() === 'true';
+}
+
+/** How many times a node's conntrackd has committed its external cache (its log in the state folder). */
+const commitsOf = (slot: 'a1' | 'a2') =>
+  (readFileSync(join(dir, slot, 'conntrackd.log'), 'utf8').match(/commit has taken/g) ?? []).length;
+
+/** Established connections to the TSA in a node's external cache (what its mate told it of). */
+const externalEstablished = (slot: 'a1' | 'a2') =>
+  topology
+    .exec(slot, ['conntrackd', '-C', join(dir, slot, 'conntrackd.conf'), '-e'])
+    .stdout.split('\n')
+    .filter((l) => l.includes('ESTABLISHED') && l.includes(`dst=${TSA} `)).length;
 
 describe.skipIf(!available)('kernel failover with shared conntrack state', () => {
   beforeAll(async () => {
@@ -137,5 +165,35 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,
     );
     await untilHeldAnswer(held, 'the open connections answer through A1');
+  });
+
+  it('keeps 20 connections A1 alone carried through a healed split, then through A2 after a SIGKILL of A1', async () => {
+    // New connections, through A1 only: A2 knows them from A1's conntrackd, it never carried them.
+    const fresh = startKernelClient(topology);
+    const known = externalEstablished('a2');
+    const held = await fresh.ask(`hold ${TSA} 20`);
+    expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
+    await until('A2 knows the 20 connections', () => externalEstablished('a2') >= known + 20);
+    // A split on the beacons alone: A1 stops hearing A2 and serves on, A2 still hears A1.
+    topology.exec('a1', [
+      'nft',
+      `add table inet nf_split; add chain inet nf_split in { type filter hook input priority -10; }; add rule inet nf_split in ip saddr ${hosts.a2} udp dport 19041 drop`,
+    ]);
+    await until('A1 declares A2 dead', () => !a1HearsA2());
+    topology.exec('a1', ['nft', 'delete table inet nf_split']);
+    await until('A1 hears A2 again', () => a1HearsA2());
+    const commits = commitsOf('a1');
+    // Once the split has healed A1 takes over what A2 carried meanwhile (nothing, here).
+    await until('A1 commits what A2 carried', () => commitsOf('a1') > commits, 10_000);
+    expect(await answering(fresh)).toBe(20);
+    await until('A2 still knows the 20 connections', () => externalEstablished('a2') >= known + 20);
+    topology.kill(agents.a1!, 'SIGKILL');
+    await until('A2 alone holds and answers on the TSA', async () => {
+      return (
+        holdsTsa('a2') && !holdsTsa('a1') && (await fresh.ask(`tally ${TSA} 1`)).none === undefined
+      );
+    });
+    expect(await answering(fresh)).toBe(20);
+    expect(await answering(fresh)).toBe(20);
   });
 });
