@@ -57,6 +57,7 @@ type SlotView = {
   rejected: { error: string } | null;
   owned: { tsa: string }[];
   dataplane: string | null;
+  forwards: string[] | null;
   connections: number | null;
 };
 const ipfe = async () =>
@@ -125,8 +126,14 @@ describe('pushing revisions to the agents', () => {
     });
     expect(ts.owner).toBe('A1');
     expect(ts.activeBindings).toEqual({ available: 3, total: 3 });
-    // How each agent forwards, as it reports it: these run the user-space path.
-    expect(await slotView('A1')).toMatchObject({ dataplane: 'userspace', connections: 0 });
+    // How each agent forwards, as it reports it: these run the user-space path, TCP only, so the
+    // SCTP half of this "Both" Target Set is not forwarded where it is served.
+    expect(await slotView('A1')).toMatchObject({
+      dataplane: 'userspace',
+      forwards: ['tcp'],
+      connections: 0,
+    });
+    expect(ts.notForwarded).toEqual(['sctp']);
   });
 
   it('keeps committing while an agent is down, and the agent gets the latest revision when it is back', async () => {

@@ -42,6 +42,7 @@ function expectedList(app: App, route: (typeof ROUTES)[number]): string {
       ...deriveTargetSet(config, ts),
       owner,
       activeBindings: targetSet?.activeBindings ?? null,
+      notForwarded: targetSet?.notForwarded ?? null,
       warnings,
     };
   });

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { IPFE_SLOTS } from './limits.ts';
 
+/** The agent's data paths (SPEC §4.2): user space, kernel NAT, and direct (transparent). */
+export const DATA_PATHS = ['userspace', 'kernel', 'direct'] as const;
+export const dataPathSchema = z.enum(DATA_PATHS);
+export type DataPath = z.output<typeof dataPathSchema>;
+
+/** A transport protocol a data path forwards (a Target Set's `both` is the two of them). */
+export const forwardedProtocolSchema = z.enum(['tcp', 'sctp']);
+export type ForwardedProtocol = z.output<typeof forwardedProtocolSchema>;
+
 /** What an agent's GET /v1/status answers (SPEC §4.6): the contract between agent, API and GUI. */
 export const agentAlarmSchema = z.object({
   code: z.int(),
@@ -30,7 +39,12 @@ export const agentStatusSchema = z.object({
   revision: z.int().nullable(),
   sha256: z.string().nullable(),
   appliedAt: z.string().nullable(),
-  dataplane: z.string(),
+  dataplane: dataPathSchema,
+  /**
+   * The protocols its data path forwards. An agent from before this field forwarded TCP only
+   * (every path did then), so its status still reads truthfully.
+   */
+  forwards: z.array(forwardedProtocolSchema).default(['tcp']),
   mate: z.object({
     slot: z.enum(IPFE_SLOTS),
     alive: z.boolean(),
@@ -47,7 +61,8 @@ export const agentStatusSchema = z.object({
       disabled: z.boolean(),
       algorithm: z.enum(['hash', 'leastLoad']),
       activeBindings: z.object({ available: z.int(), total: z.int() }),
-      notForwarded: z.array(z.string()),
+      /** Protocols of this Target Set that this node does not forward ("not forwarded on this node"). */
+      notForwarded: z.array(forwardedProtocolSchema),
       servers: z.array(agentServerStatusSchema),
     }),
   ),

@@ -5,6 +5,7 @@ import {
   appServerSchema,
   deriveTargetSet,
   derivedTargetSetSchema,
+  forwardedProtocolSchema,
   MESSAGES,
   normalizeTargetSet,
   peerNodeGroupSchema,
@@ -14,6 +15,7 @@ import {
   withTargetSetRules,
   xsiNetworkSchema,
   APP_SERVERS_MAX,
+  type AgentStatus,
   type AppServer,
   type ConfigIssue,
   type Configuration,
@@ -63,7 +65,7 @@ export interface LiveState {
     tsa: string,
   ): {
     owner: IpfeSlot | null;
-    targetSet: { activeBindings: { available: number; total: number } } | null;
+    targetSet: Pick<AgentStatus['targetSets'][number], 'activeBindings' | 'notForwarded'> | null;
   };
 }
 
@@ -153,6 +155,8 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
     owner: z.enum(IPFE_SLOTS).nullable(),
     /** Servers able to take new connections out of all listed, from the serving agent. */
     activeBindings: z.object({ available: z.number(), total: z.number() }).nullable(),
+    /** Its protocols that the serving IPFE does not forward; null when none reports it. */
+    notForwarded: z.array(forwardedProtocolSchema).nullable(),
   }),
   blameField: 'servers',
   toStored(input, base, existing) {
@@ -175,7 +179,11 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
   view: (config, item) => deriveTargetSet(config, item),
   live(item, live) {
     const { owner, targetSet } = live.liveTargetSet(item.number, item.primary.address);
-    return { owner, activeBindings: targetSet?.activeBindings ?? null };
+    return {
+      owner,
+      activeBindings: targetSet?.activeBindings ?? null,
+      notForwarded: targetSet?.notForwarded ?? null,
+    };
   },
 };
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IPFE_SLOTS } from '@ipfe/schema';
+import { dataPathSchema, forwardedProtocolSchema, IPFE_SLOTS } from '@ipfe/schema';
 
 const alarmView = z.object({
   id: z.number(),
@@ -40,7 +40,8 @@ const slotView = z.object({
     z.object({ tsa: z.string(), targetSet: z.number(), role: z.enum(['active', 'standby']) }),
   ),
   mateAlive: z.boolean().nullable(),
-  dataplane: z.string().nullable(),
+  dataplane: dataPathSchema.nullable(),
+  forwards: z.array(forwardedProtocolSchema).nullable(),
   connections: z.number().nullable(),
   alarms: z.array(activeAlarmView),
 });

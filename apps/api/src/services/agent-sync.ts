@@ -56,8 +56,9 @@ export interface SlotView {
   lastContact: string | null;
   owned: AgentStatus['owned'];
   mateAlive: boolean | null;
-  /** The agent's data path ("userspace" or "kernel") and its open connections, as it reports. */
-  dataplane: string | null;
+  /** The agent's data path, the protocols it forwards and its open connections, as it reports. */
+  dataplane: AgentStatus['dataplane'] | null;
+  forwards: AgentStatus['forwards'] | null;
   connections: number | null;
 }
 
@@ -364,6 +365,7 @@ export class AgentSync {
         owned: slot.status?.owned ?? [],
         mateAlive: slot.status?.mate.alive ?? null,
         dataplane: slot.status?.dataplane ?? null,
+        forwards: slot.status?.forwards ?? null,
         connections: slot.status?.connections ?? null,
       };
     });
