@@ -175,7 +175,7 @@ test('an operator inserts a Target Set, both IPFEs run it, traffic follows the w
   await page.getByRole('link', { name: 'Status & Manage', exact: true }).click();
   await expect(ipfeRow(page, 'A1')).toContainText(`synced · r${revision}`);
   await expect(ipfeRow(page, 'A2')).toContainText(`synced · r${revision}`);
-  await expect(ipfeRow(page, 'A1')).toContainText('user-space data path ·');
+  await expect(ipfeRow(page, 'A1')).toContainText('User space data path ·');
   await expect(tsPanel(page)).toContainText('Owner IPFE-A1', { timeout: 10_000 });
   await expect(tsPanel(page)).toContainText('Active bindings 3/3', { timeout: 15_000 });
 

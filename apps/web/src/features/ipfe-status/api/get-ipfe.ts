@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { IpfeSlot } from '@ipfe/schema';
+import type { AgentStatus, IpfeSlot } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
 /**
@@ -31,8 +31,9 @@ export interface IpfeSlotView {
   lastContact: string | null;
   owned: { tsa: string; targetSet: number; role: 'active' | 'standby' }[];
   mateAlive: boolean | null;
-  /** The agent's data path ("userspace" or "kernel") and open connections; null before it reports. */
-  dataplane: string | null;
+  /** The agent's data path, the protocols it forwards and its open connections; null before it reports. */
+  dataplane: AgentStatus['dataplane'] | null;
+  forwards: AgentStatus['forwards'] | null;
   connections: number | null;
   alarms: SlotAlarm[];
 }

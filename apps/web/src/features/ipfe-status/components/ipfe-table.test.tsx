@@ -10,7 +10,12 @@ describe('IpfeTable', () => {
   it('shows each IPFE’s sync state in words, its last contact and what it serves', () => {
     const now = Date.parse('2026-01-01T00:00:10.000Z');
     const view = ipfeView({
-      A1: { lastContact: '2026-01-01T00:00:08.000Z', dataplane: 'kernel', connections: 1234 },
+      A1: {
+        lastContact: '2026-01-01T00:00:08.000Z',
+        dataplane: 'kernel',
+        forwards: ['tcp'],
+        connections: 1234,
+      },
       A2: {
         state: 'rejected',
         desiredRevision: 13,
@@ -25,12 +30,12 @@ describe('IpfeTable', () => {
     expect(within(a1).getByText('2 s ago')).toHaveAttribute('datetime', '2026-01-01T00:00:08.000Z');
     expect(a1).toHaveTextContent('192.168.10.100 TS 1 (active)');
     expect(a1).toHaveTextContent('IPFE-A2 alive');
-    expect(a1).toHaveTextContent('kernel data path · 1,234 open connections');
+    expect(a1).toHaveTextContent('Kernel NAT data path · 1,234 open connections');
     const a2 = rowOf('A2');
     expect(within(a2).getByText('rejected · r13')).toBeInTheDocument();
     expect(a2).toHaveTextContent('servers.0.weight: Weighting must be at most 65535 (runs r12)');
     expect(within(a2).getByText('IPFE-A1 silent')).toBeInTheDocument();
-    expect(a2).toHaveTextContent('user-space data path · 0 open connections');
+    expect(a2).toHaveTextContent('User space data path · 0 open connections');
     const b1 = rowOf('B1');
     expect(b1).not.toHaveTextContent('data path'); // nothing reported: nothing claimed
     expect(within(b1).getByText('not configured')).toBeInTheDocument();
@@ -38,6 +43,24 @@ describe('IpfeTable', () => {
       'href',
       '/options',
     );
+  });
+
+  it('says which data path each IPFE runs and whether SCTP is forwarded there, in words', () => {
+    const view = ipfeView({
+      A1: { dataplane: 'direct', forwards: ['tcp', 'sctp'], connections: 3 },
+      A2: { dataplane: 'kernel', forwards: ['tcp'] },
+      B1: { state: 'unreachable', dataplane: null, forwards: null },
+    });
+    renderWithRouter(<IpfeTable slots={view.items} now={Date.now()} />);
+    const agent = (slot: string) => within(rowOf(slot)).getAllByRole('cell')[0]!;
+    expect(agent('A1')).toHaveTextContent(
+      '10.0.0.1:8701Direct (transparent) data path · 3 open connectionsTCP and SCTP forwarded',
+    );
+    expect(agent('A2')).toHaveTextContent(
+      '10.0.0.2:8701Kernel NAT data path · 0 open connectionsTCP only: SCTP not forwarded',
+    );
+    // An agent that has not reported: nothing is claimed about what it forwards.
+    expect(rowOf('B1')).not.toHaveTextContent(/forwarded|data path/);
   });
 
   it('says an unreachable IPFE is retried, with the last error, and a pending one what it runs', () => {

@@ -1,4 +1,4 @@
-import { formatHostPort } from '@ipfe/schema';
+import { formatHostPort, type DataPath, type ForwardedProtocol } from '@ipfe/schema';
 import { Link } from 'react-router';
 import { ago, clock } from '@/lib/time';
 import type { IpfeSlotView } from '../api/get-ipfe';
@@ -6,13 +6,25 @@ import { groupAlarms } from './alarm-groups';
 import { syncOf } from './sync-state';
 
 const MATES = { A1: 'A2', A2: 'A1', B1: 'B2', B2: 'B1' } as const;
-const DATA_PATHS: Record<string, string> = {
-  kernel: 'kernel data path',
-  userspace: 'user-space data path',
+const DATA_PATH_NAMES: Record<DataPath, string> = {
+  userspace: 'User space',
+  kernel: 'Kernel NAT',
+  direct: 'Direct (transparent)',
 };
+const PROTOCOL_NAMES: Record<ForwardedProtocol, string> = { tcp: 'TCP', sctp: 'SCTP' };
+
+/** "TCP and SCTP forwarded", or "TCP only: SCTP not forwarded". */
+function forwarding(forwards: ForwardedProtocol[]): string {
+  const names = (list: ForwardedProtocol[]) => list.map((p) => PROTOCOL_NAMES[p]).join(' and ');
+  const missing = (['tcp', 'sctp'] as const).filter((p) => !forwards.includes(p));
+  if (missing.length === 0) return `${names(forwards)} forwarded`;
+  if (forwards.length === 0) return `${names(missing)} not forwarded`;
+  return `${names(forwards)} only: ${names(missing)} not forwarded`;
+}
 
 /**
- * Per IPFE: where its agent listens and how it forwards (data path, open connections), the push state of the configuration ("synced · r12",
+ * Per IPFE: where its agent listens and how it forwards (data path, open connections, whether
+ * SCTP is forwarded), the push state of the configuration ("synced · r12",
  * pending, rejected with the agent's message, unreachable), last contact, its mate, the TSAs it
  * serves now, and its active alarms folded by code, each with what it is on.
  */
@@ -46,10 +58,11 @@ export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }
                   )}
                   {slot.dataplane && (
                     <span className="sub">
-                      {DATA_PATHS[slot.dataplane] ?? slot.dataplane} ·{' '}
+                      {DATA_PATH_NAMES[slot.dataplane]} data path ·{' '}
                       {(slot.connections ?? 0).toLocaleString('en-US')} open connections
                     </span>
                   )}
+                  {slot.forwards && <span className="sub">{forwarding(slot.forwards)}</span>}
                 </td>
                 <td>
                   <span className={`state state-${sync.tone}`}>{sync.label}</span>

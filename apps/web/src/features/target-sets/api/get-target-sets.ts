@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { DerivedTargetSet, IpfeSlot } from '@ipfe/schema';
+import type { AgentStatus, DerivedTargetSet, IpfeSlot } from '@ipfe/schema';
 import { api, type FieldIssue } from '@/lib/api-client';
 
 export type TargetSetView = DerivedTargetSet & {
@@ -8,6 +8,8 @@ export type TargetSetView = DerivedTargetSet & {
   owner?: IpfeSlot | null;
   /** Servers able to take new connections, out of all listed, from the serving agent. */
   activeBindings?: { available: number; total: number } | null;
+  /** Its protocols the serving IPFE does not forward (its data path cannot); null: none reports. */
+  notForwarded?: AgentStatus['targetSets'][number]['notForwarded'] | null;
 };
 
 export const targetSetsQueryKey = ['target-sets'] as const;

@@ -3,6 +3,7 @@ import { Fragment } from 'react';
 import type { TargetSetView } from '../api/get-target-sets';
 
 const PROTOCOLS = { tcp: 'TCP', sctp: 'SCTP', both: 'TCP, SCTP' } as const;
+const PROTOCOL_NAMES = { tcp: 'TCP', sctp: 'SCTP' } as const;
 const slot = (s: IpfeSlot | null) => (s ? `IPFE-${s}` : 'none');
 const range = (r: { start: number; end: number } | null) => (r ? `${r.start}–${r.end}` : '—');
 
@@ -16,6 +17,26 @@ function Algorithm({ ts }: { ts: TargetSetView }) {
         Fm/Fc {ll.mpsFactor}/{ll.connectionCountFactor} · deviation {ll.allowedDeviation}
       </span>
       <span className="sub">PNA {ll.peerNodeAware ? `on, D ${ll.peerNodeThreshold}` : 'off'}</span>
+    </>
+  );
+}
+
+/**
+ * The configured protocols, and those the serving IPFE reports it does not forward (its data path
+ * cannot): "SCTP not forwarded on IPFE-A1". Where nobody reports the Target Set, nothing is said.
+ */
+function Protocols({ ts }: { ts: TargetSetView }) {
+  const missing = ts.notForwarded ?? [];
+  const all = missing.length === (ts.protocols === 'both' ? 2 : 1);
+  return (
+    <>
+      {PROTOCOLS[ts.protocols]}
+      {missing.length > 0 && (
+        <span className="sub warn">
+          {all ? '' : `${missing.map((p) => PROTOCOL_NAMES[p]).join(', ')} `}not forwarded on{' '}
+          {slot(ts.owner ?? null)}
+        </span>
+      )}
     </>
   );
 }
@@ -101,7 +122,9 @@ export function TargetSetsView({
                       {ts.disabled ? 'Disabled' : 'Enabled'}
                     </span>
                   </td>
-                  <td>{PROTOCOLS[ts.protocols]}</td>
+                  <td>
+                    <Protocols ts={ts} />
+                  </td>
                   <td>
                     <Tsa tsa={ts.primary} />
                   </td>

@@ -1,0 +1,60 @@
+import { screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { targetSetView } from '@/testing/fixtures';
+import { renderWithRouter } from '@/testing/render';
+import { TargetSetsView } from './target-sets-view';
+import type { TargetSetView } from '../api/get-target-sets';
+
+const servers = [{ address: '192.168.10.11' }, { address: '192.168.10.12' }];
+
+/** A Target Set as GET /api/target-sets answers it, with what its serving IPFE reports. */
+function served(
+  number: number,
+  protocols: 'tcp' | 'sctp' | 'both',
+  live: Pick<TargetSetView, 'owner' | 'notForwarded'>,
+): TargetSetView {
+  return {
+    ...targetSetView({
+      number,
+      family: 'ipv4',
+      protocols,
+      algorithm: 'hash',
+      primary: { address: `192.168.10.${100 + number}`, activeIpfe: 'A1' },
+      servers,
+    }),
+    activeBindings: live.owner ? { available: 2, total: 2 } : null,
+    ...live,
+  };
+}
+
+/** The row of Target Set `n` (its number heads the row). */
+const rowOf = (n: number) =>
+  screen
+    .getAllByRole('row')
+    .find((r) => within(r).queryByRole('rowheader')?.textContent?.startsWith(`${n}IPv4`))!;
+const protocolsOf = (n: number) => within(rowOf(n)).getAllByRole('cell')[1]!;
+
+describe('TargetSetsView', () => {
+  it('says SCTP is not forwarded only where the serving IPFE reports it so', () => {
+    renderWithRouter(
+      <TargetSetsView
+        targetSets={[
+          // Served by a kernel NAT path: TCP only.
+          served(1, 'both', { owner: 'A1', notForwarded: ['sctp'] }),
+          served(2, 'sctp', { owner: 'A1', notForwarded: ['sctp'] }),
+          // Served by a direct path: TCP and SCTP.
+          served(3, 'both', { owner: 'A2', notForwarded: [] }),
+          served(4, 'sctp', { owner: 'A2', notForwarded: [] }),
+          // Nobody reports it: nothing is claimed either way.
+          served(5, 'both', { owner: null, notForwarded: null }),
+        ]}
+        selected={null}
+      />,
+    );
+    expect(protocolsOf(1)).toHaveTextContent(/^TCP, SCTPSCTP not forwarded on IPFE-A1$/);
+    expect(protocolsOf(2)).toHaveTextContent(/^SCTPnot forwarded on IPFE-A1$/);
+    expect(protocolsOf(3)).toHaveTextContent(/^TCP, SCTP$/);
+    expect(protocolsOf(4)).toHaveTextContent(/^SCTP$/);
+    expect(protocolsOf(5)).toHaveTextContent(/^TCP, SCTP$/);
+  });
+});
