@@ -100,6 +100,7 @@ export class Agent {
   #lastExpire = 0;
   #lastAlarms = 0;
   #reconciling: Promise<void> = Promise.resolve();
+  #ticking = false;
   #stopping = false;
 
   constructor(private readonly options: AgentOptions) {
@@ -406,7 +407,13 @@ export class Agent {
       this.#lastExpire = now;
       this.#dataPlane.close(this.#engine.expire(now));
     }
-    void this.#reconcile().then(() => this.#dataPlane.refresh(() => this.#plan()));
+    // One tick's work at a time: a slow one (an nft transaction) must not queue up the next ones.
+    if (!this.#ticking) {
+      this.#ticking = true;
+      void this.#reconcile()
+        .then(() => this.#dataPlane.refresh(() => this.#plan()))
+        .finally(() => (this.#ticking = false));
+    }
     if (now - this.#lastAlarms >= ALARMS_EVERY_MS) {
       this.#lastAlarms = now;
       this.#evaluateAlarms(now);

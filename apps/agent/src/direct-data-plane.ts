@@ -16,6 +16,13 @@ const REFRESH_EVERY_MS = 250;
 /** How often the records are read: for the counts, and to tell the mate of new flows. */
 const READ_EVERY_MS = 250;
 const READ_BUDGET_FACTOR = 50;
+/**
+ * How long after taking a TSA over this node adopts flows it has no record of (by the stateless
+ * table): the mate tells of every flow within a read interval, so only those it opened just
+ * before it failed, or those of an agent restarted with its table gone, are missing — and they are
+ * busy. Past this (or Delete Age, if shorter) a TCP packet without record is an idle connection's.
+ */
+const ADOPT_MAX_S = 60;
 /** Flow records kept for the mate's TSAs, in case this node takes them over. */
 const MATE_RECORDS_MAX = 2_000_000;
 /** Flow records a TSA may hold (an nft set's bound; a full set records no more, it forwards on). */
@@ -67,10 +74,12 @@ interface NftMapJson {
  * - Each packet of a flow refreshes its record (address, protocol, port → server) in an nft
  *   dynamic map that expires at Delete Age: later packets follow their first one whatever the
  *   tables do meanwhile (Least Load per connection, hitless configuration changes).
- * - A packet of a flow without record (the mate's, after a takeover) goes by the weight table of
- *   the servers that keep their connections, the same on both mates: Hash needs no shared state.
- *   After a takeover this adoption lasts one Delete Age; later, a TCP packet without record has
- *   been idle longer than Delete Age and is answered with a reset (SPEC §3.5).
+ * - Each node tells its mate of its flows over the mate link; the mate keeps them and puts them in
+ *   its own map when it takes the TSA over, before it announces it.
+ * - A packet of a flow without record (one the mate opened just before it failed) goes by the
+ *   weight table of the servers that keep their connections, the same on both mates, for a while
+ *   after a takeover (ADOPT_MAX_S); later, a TCP packet without record belongs to a connection
+ *   idle longer than Delete Age and is answered with a reset (SPEC §3.5).
  */
 export class DirectDataPlane implements DataPlane {
   readonly kind = 'direct' as const;
@@ -82,10 +91,14 @@ export class DirectDataPlane implements DataPlane {
   #applied: string | null = null;
   #error: string | null = null;
   #lastRefresh = 0;
+  #served = '';
+  #servedRevision = -1;
   #chains = new Set<string>();
+  /** What each bucket map holds, as last programmed. */
+  #mapContents = new Map<string, string>();
   #maps = new Set<string>();
   #serverIds = new Map<string, number>();
-  #adoptUntil = new Map<string, number>();
+  #gainedAt = new Map<string, number>();
   #plan: ForwardingPlan | null = null;
   #nextCount = 0;
   #active = new Map<string, number>();
@@ -107,11 +120,15 @@ export class DirectDataPlane implements DataPlane {
   async serve(plan: ForwardingPlan, change: ServeChange): Promise<void> {
     const now = this.deps.now();
     for (const tsa of change.gained) {
-      const age = plan.tsas.find((p) => p.tsa === tsa)?.deleteAgeSeconds ?? 0;
-      this.#adoptUntil.set(tsa, now + age * 1000);
+      this.#gainedAt.set(tsa, now);
       this.#adopting.add(tsa);
     }
-    await this.#render(plan, true);
+    // A TSA gained or lost, or a new configuration, is rendered at once; the rest as refreshes are.
+    const served = plan.tsas.map((p) => p.tsa).join(',');
+    const changed = served !== this.#served || plan.revision !== this.#servedRevision;
+    this.#served = served;
+    this.#servedRevision = plan.revision;
+    await this.#render(plan, changed);
     await change.hold();
   }
 
@@ -132,22 +149,29 @@ export class DirectDataPlane implements DataPlane {
       this.#nextCount = now + Math.max(READ_EVERY_MS, READ_BUDGET_FACTOR * (this.deps.now() - now));
     }
     const adopting = [...this.#adopting];
-    const { script, chains, maps } = this.#script(plan, now);
+    const { script, chains, maps, signatures } = this.#script(plan, now);
     if (script === this.#applied) return;
     try {
+      const started = this.deps.now();
       await nftApply(script);
+      this.deps.log.debug(
+        { bytes: script.length, ms: Math.round(this.deps.now() - started) },
+        'nftables programmed',
+      );
       for (const tsa of adopting) this.#adopting.delete(tsa);
       if (this.#applied === null)
         this.deps.guard?.set('2 nftables', ['nft', 'delete', 'table', 'netdev', this.#table]);
       this.#applied = script;
       this.#chains = chains;
       this.#maps = maps;
+      this.#mapContents = signatures;
       this.#error = null;
     } catch (err) {
       const message = (err as Error).message;
       if (message !== this.#error)
         this.deps.log.error({ err: message.slice(0, 2000) }, 'nft transaction failed');
       this.#error = message;
+      this.#mapContents = new Map(); // unknown now: sent whole next time
     }
   }
 
@@ -162,6 +186,7 @@ export class DirectDataPlane implements DataPlane {
     const dev = JSON.stringify(this.deps.device);
     const chains = new Set<string>();
     const maps = new Set<string>();
+    const signatures = new Map<string, string>();
     const head = [
       `add table ${t}`,
       `add chain ${t} ingress { type filter hook ingress device ${dev} priority -150; policy accept; }`,
@@ -174,13 +199,21 @@ export class DirectDataPlane implements DataPlane {
       chains.add(name);
       declarations.push(`add chain ${t} ${name}`, `flush chain ${t} ${name}`);
     };
-    const bucketMap = (name: string, table: MaglevTable, targets: string[]) => {
-      maps.add(name);
-      declarations.push(
-        `add map ${t} ${name} { typeof jhash ip saddr mod 2 : verdict; }`,
-        `flush map ${t} ${name}`,
-      );
-      elements.push(`add element ${t} ${name} { ${bucketElements(table, targets)} }`);
+    // One named map per distinct table of a TSA (Hash's new-connection and weight tables are one
+    // table); its 65,537 elements are sent again only when the table or its servers changed.
+    const mapNames = new Map<MaglevTable, string>();
+    const bucketMap = (id: string, table: MaglevTable, targets: string[]) => {
+      let name = mapNames.get(table);
+      if (!name) {
+        name = `b${mapNames.size + 1}_${id}`;
+        mapNames.set(table, name);
+        maps.add(name);
+        declarations.push(`add map ${t} ${name} { typeof jhash ip saddr mod 2 : verdict; }`);
+        const content = bucketElements(table, targets);
+        signatures.set(name, content);
+        if (this.#mapContents.get(name) !== content)
+          elements.push(`flush map ${t} ${name}`, `add element ${t} ${name} { ${content} }`);
+      }
       return `mod ${table.size} seed ${this.deps.hashSeed} vmap @${name}`;
     };
     const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
@@ -188,6 +221,7 @@ export class DirectDataPlane implements DataPlane {
 
     for (const p of plan.tsas) {
       const id = nftId(p.tsa);
+      mapNames.clear();
       const ipx = p.family === 6 ? 'ip6' : 'ip';
       const key = `${ipx} saddr . meta l4proto . th sport`;
       const records = `rec_${id}`;
@@ -238,12 +272,20 @@ export class DirectDataPlane implements DataPlane {
         );
       }
       rules.push(`add rule ${t} ${svc} counter name "in_${id}"`);
+      // A new connection is decided afresh, even where a record of an earlier one from the same
+      // source port lingers (it may name a server that takes no new connections now).
+      if (p.protocols.includes('tcp'))
+        rules.push(
+          `add rule ${t} ${svc} tcp flags & (fin | syn | rst | ack) == syn goto new_${id}`,
+        );
       if (p.servers.length > 0)
         rules.push(
           `add rule ${t} ${svc} meta mark set ${key} map @${records}`,
           `add rule ${t} ${svc} meta mark vmap { ${p.servers.map((s, i) => `${this.#serverId(s.address)} : goto ${toServer[i]}`).join(', ')} }`,
         );
-      const adopting = (this.#adoptUntil.get(p.tsa) ?? 0) > now;
+      const adopting =
+        now <
+        (this.#gainedAt.get(p.tsa) ?? -Infinity) + 1000 * Math.min(ADOPT_MAX_S, p.deleteAgeSeconds);
       const refusedCounter = `refused_${p.targetSet}`;
       declarations.push(`add counter ${t} ${refusedCounter}`);
 
@@ -253,7 +295,7 @@ export class DirectDataPlane implements DataPlane {
         rules.push(`add rule ${t} ${svc} meta l4proto sctp goto ${sctp}`);
         if (p.newByWeight)
           rules.push(
-            `add rule ${t} ${sctp} sctp chunk init exists jhash sctp sport ${bucketMap(`wn_${id}`, p.newByWeight, gotoServer)}`,
+            `add rule ${t} ${sctp} sctp chunk init exists jhash sctp sport ${bucketMap(id, p.newByWeight, gotoServer)}`,
           );
         rules.push(
           `add rule ${t} ${sctp} sctp chunk init exists counter name "${refusedCounter}" drop`,
@@ -261,22 +303,26 @@ export class DirectDataPlane implements DataPlane {
         // Mid-association (the other path of a multihomed one, or the mate's): by port, stateless.
         if (p.existingConnections)
           rules.push(
-            `add rule ${t} ${sctp} jhash sctp sport ${bucketMap(`we_${id}`, p.existingConnections, gotoServer)}`,
+            `add rule ${t} ${sctp} jhash sctp sport ${bucketMap(id, p.existingConnections, gotoServer)}`,
           );
         rules.push(`add rule ${t} ${sctp} drop`);
       }
       if (p.protocols.includes('tcp')) {
         const fresh = `new_${id}`;
         chain(fresh);
-        rules.push(`add rule ${t} ${svc} tcp flags & (fin | syn | rst | ack) == syn goto ${fresh}`);
+
         if (p.newConnections)
           rules.push(
-            `add rule ${t} ${fresh} jhash ${ipx} saddr . tcp sport ${bucketMap(`nc_${id}`, p.newConnections, gotoServer)}`,
+            `add rule ${t} ${fresh} jhash ${ipx} saddr . tcp sport ${bucketMap(id, p.newConnections, gotoServer)}`,
           );
         rules.push(`add rule ${t} ${fresh} counter name "${refusedCounter}" ${reject}`);
-        if (adopting && p.existingConnections)
+        // The stateless table stays programmed: a takeover must not wait for 65,537 elements.
+        const existing = p.existingConnections
+          ? bucketMap(id, p.existingConnections, gotoServer)
+          : null;
+        if (adopting && existing)
           rules.push(
-            `add rule ${t} ${svc} meta l4proto tcp jhash ${ipx} saddr . tcp sport ${bucketMap(`ec_${id}`, p.existingConnections, gotoServer)}`,
+            `add rule ${t} ${svc} meta l4proto tcp jhash ${ipx} saddr . tcp sport ${existing}`,
           );
         rules.push(`add rule ${t} ${svc} meta l4proto tcp reject with tcp reset`);
       }
@@ -292,7 +338,7 @@ export class DirectDataPlane implements DataPlane {
     for (const name of this.#maps)
       if (!maps.has(name) && !name.startsWith('rec_')) head.push(`flush map ${t} ${name}`);
     const script = [...head, ...declarations, ...elements, ...rules, ...tail].join('\n') + '\n';
-    return { script, chains, maps };
+    return { script, chains, maps, signatures };
   }
 
   /** The mate's records of a TSA this node takes over, as map elements. */
@@ -338,6 +384,7 @@ export class DirectDataPlane implements DataPlane {
     const counters = await readCounters('netdev', this.#table);
     if (!counters) {
       this.#applied = null; // the table is gone: program it again
+      this.#mapContents = new Map();
       return;
     }
     const byName = new Map(counters.map((c) => [c.name, c]));

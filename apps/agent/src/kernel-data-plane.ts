@@ -55,6 +55,8 @@ export class KernelDataPlane implements DataPlane {
   #applied: string | null = null;
   #error: string | null = null;
   #lastRefresh = 0;
+  #served = '';
+  #servedRevision = -1;
   #states = new Map<string, string>();
   #connections = 0;
   /** Open flows per "TSA|server", from conntrack; and flows seen so far, for `opened`. */
@@ -77,7 +79,12 @@ export class KernelDataPlane implements DataPlane {
   async serve(plan: ForwardingPlan, change: ServeChange): Promise<void> {
     if (change.gained.length > 0)
       await this.deps.conntrackSync?.takeOver(change.gained, { mateAlive: change.mateAlive });
-    await this.#render(plan, true);
+    // A TSA gained or lost, or a new configuration, is rendered at once; the rest as refreshes are.
+    const served = plan.tsas.map((p) => p.tsa).join(',');
+    const changed = served !== this.#served || plan.revision !== this.#servedRevision;
+    this.#served = served;
+    this.#servedRevision = plan.revision;
+    await this.#render(plan, changed);
     await change.hold();
   }
 

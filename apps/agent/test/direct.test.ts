@@ -6,6 +6,12 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
+import {
+  spawnDiameterClient,
+  startDiameterServer,
+  stopDiameterPeers,
+  type DiameterClient,
+} from './diameter/diameter.ts';
 import { startKernelAgent } from './kernel-agents.ts';
 import { netnsAvailable, repoRoot, startKernelClient, Topology, until } from './netns-topology.ts';
 
@@ -40,6 +46,8 @@ const peers: Record<ServerName, string[]> = { s1: [], s2: [], s3: [] };
 let client: { ask(line: string): Promise<Record<string, number> & { status?: unknown }> };
 let revision = 1;
 
+const DIAMETER_PORT = 3869;
+
 function config(
   weights: number[],
   targetSet: { deleteAgeSeconds?: number; algorithm?: 'hash' | 'leastLoad' } = {},
@@ -47,6 +55,7 @@ function config(
   return configurationShape.parse({
     options: {
       ipfe: { A1: { address: hosts.a1 }, A2: { address: hosts.a2 } },
+      forwardedPorts: [3868, DIAMETER_PORT],
       mateIntervalMs: 100,
       mateTimeoutMs: 600,
       connectTimeoutS: 2,
@@ -101,13 +110,20 @@ function startServer(s: ServerName) {
 async function push(next: Configuration) {
   const file = join(dir, `revision-${++revision}.json`);
   writeFileSync(file, JSON.stringify(buildDocument(revision, next)));
-  for (const slot of ['a1', 'a2'] as const)
+  const running = (['a1', 'a2'] as const).filter(
+    (slot) => agents[slot]?.exitCode === null && agents[slot]?.signalCode === null,
+  );
+  for (const slot of running)
     await until(
       `revision ${revision} pushed to ${slot}`,
       async () =>
         (await client.ask(`push http://${hosts[slot]}:8701 ${TOKEN} ${file}`)).status === 200,
     );
 }
+
+const holds = (slot: 'a1' | 'a2') =>
+  topology.exec(slot, ['ip', 'addr', 'show', 'eth0']).stdout.includes(`${TSA}/`);
+const holder = () => (holds('a1') ? 'a1' : holds('a2') ? 'a2' : null);
 
 /** Bytes received and sent on a host's eth0. */
 function interfaceBytes(host: string): { rx: number; tx: number } {
@@ -171,7 +187,8 @@ describe.skipIf(!available)('the direct data path', () => {
     );
   }, 60_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await stopDiameterPeers();
     if (available) topology.remove();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -232,13 +249,86 @@ describe.skipIf(!available)('the direct data path', () => {
     );
     const alive = await client.ask('alive');
     topology.kill(agents.a1!);
-    await until('A2 holds the TSA', () =>
-      topology.exec('a2', ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA),
-    );
+    await until('A2 holds the TSA', () => holds('a2'));
     await until('the client reaches A2', async () => {
       const tally = await client.ask(`tally ${TSA} 3`);
       return tally.none === undefined;
     });
     expect(await client.ask('alive')).toEqual(alive);
+  });
+
+  it('Least Load: a restarted A1 takes its TSA back with A2’s flows; killed again with 20 more held and a Diameter peer, nothing is lost', async () => {
+    for (const s of SERVERS)
+      await startDiameterServer({
+        host: TSA,
+        port: DIAMETER_PORT,
+        name: `${s}.example`,
+        prefix: ['ip', 'netns', 'exec', topology.ns(s)],
+      });
+    startAgent('a1');
+    // A1 preempts after its hold-off: A2 hands the TSA back, and A1 takes A2's flows with it.
+    await until('A1 holds the TSA again', () => holder() === 'a1');
+    await until('A2 lets it go', () => !holds('a2'));
+    const alive = await client.ask('alive');
+    expect(Object.keys(alive).length).toBeGreaterThan(0);
+
+    await push(config([1, 1, 1], { algorithm: 'leastLoad' }));
+    await client.ask(`hold ${TSA} 20`);
+    const diameter: DiameterClient = spawnDiameterClient({
+      host: TSA,
+      port: DIAMETER_PORT,
+      intervalMs: 1000,
+      prefix: ['ip', 'netns', 'exec', topology.ns('client')],
+    });
+    const { originHost } = await diameter.capabilities();
+    await diameter.dwa(3);
+    const before = await client.ask('alive');
+    // The flows reach A2 within a read interval (250 ms) of the agent; give it a few.
+    await new Promise((r) => setTimeout(r, 1500));
+    topology.kill(agents.a1!);
+    await until('A2 holds the TSA', () => holds('a2'));
+    const answered = diameter.dwas();
+    await diameter.dwa(answered + 5);
+    expect(await client.ask('alive')).toEqual(before);
+    const { cea } = await diameter.stats();
+    expect(cea).toBe(1); // the same connection, not a new one
+    expect(diameter.lines.some((l) => l.text.startsWith('lost'))).toBe(false);
+    expect(diameter.lines.filter((l) => l.text.startsWith('dwa')).at(-1)?.text).toContain(
+      originHost,
+    );
+  });
+
+  it('closes the connections of a server that goes offline, and sends new ones elsewhere', async () => {
+    const before = await client.ask('alive');
+    expect(before.s1).toBeGreaterThan(0);
+    topology.kill(reporters.s1!); // its heartbeats stop; the service and the TSA stay
+    await until('s1 offline: its connections closed', async () => {
+      const alive = await client.ask('alive');
+      return alive.s1 === undefined;
+    });
+    const after = await client.ask('alive');
+    expect(after.s2).toBe(before.s2);
+    expect(after.s3).toBe(before.s3);
+    const tally = await client.ask(`tally ${TSA} 30`);
+    expect(tally.s1).toBeUndefined();
+    expect(tally.none).toBeUndefined();
+    startServer('s1');
+  });
+
+  it('closes connections idle for Delete Age, and only those', async () => {
+    await push(config([1, 1, 1], { deleteAgeSeconds: 10 }));
+    const busy = spawnDiameterClient({
+      host: TSA,
+      port: DIAMETER_PORT,
+      intervalMs: 1000,
+      prefix: ['ip', 'netns', 'exec', topology.ns('client')],
+    });
+    await busy.capabilities();
+    const held = await client.ask('alive');
+    expect(Object.keys(held).length).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 12_000)); // the held ones idle: nothing may touch them
+    expect(await client.ask('alive')).toEqual({});
+    expect(busy.lines.some((l) => l.text.startsWith('lost'))).toBe(false);
+    expect(busy.dwas()).toBeGreaterThanOrEqual(10);
   });
 });
