@@ -14,6 +14,7 @@ import {
   MATE_OF,
   type AgentStatus,
   type ConfigDocument,
+  type DataPath,
   type DerivedTargetSet,
   type FieldError,
   type IpfeSlot,
@@ -23,7 +24,7 @@ import type { Registry } from 'prom-client';
 import { Alarms, type Alarm } from './alarms.ts';
 import { ConfigStore } from './config-store.ts';
 import { checkDocument, rejectionText } from './document-check.ts';
-import { UserspaceDataPlane, type DataPathKind, type DataPlane } from './data-plane.ts';
+import { UserspaceDataPlane, type DataPlane } from './data-plane.ts';
 import { DirectDataPlane } from './direct-data-plane.ts';
 import { KernelDataPlane } from './kernel-data-plane.ts';
 import { ExitGuard } from './exit-guard.ts';
@@ -49,7 +50,7 @@ export interface AgentOptions {
   /** Hold served TSAs on this interface (add, announce, remove); unset: the addresses exist already. */
   addressDevice?: string;
   /** Which data path forwards (default user space; the caller checks that a kernel one can run). */
-  dataplane?: DataPathKind;
+  dataplane?: DataPath;
   /** Share conntrack state with the mate over `addressDevice` (kernel path). */
   syncConntrack?: boolean;
 }

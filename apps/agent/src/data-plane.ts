@@ -8,6 +8,7 @@ import type {
   TableSizing,
 } from '@ipfe/engine';
 import type { Logger } from 'pino';
+import type { DataPath } from '@ipfe/schema';
 import type { SharedFlow } from './mate-link.ts';
 
 export interface Listener {
@@ -15,8 +16,6 @@ export interface Listener {
   port: number;
   targetSet: number;
 }
-
-export type DataPathKind = 'userspace' | 'kernel' | 'direct';
 
 /** What a data path counts itself, where the engine does not see the connections. */
 export interface DataPathCounts {
@@ -37,7 +36,7 @@ export interface BindFailure extends Listener {
  * per-connection choices for the user-space path), the data path renders, in its own order.
  */
 export interface DataPlane {
-  readonly kind: DataPathKind;
+  readonly kind: DataPath;
   /** The protocols it forwards. */
   readonly protocols: readonly Protocol[];
   /** How big the plan's bucket tables must be for it. */
