@@ -136,11 +136,17 @@ General {
         await run('conntrack', ['-D', '-p', 'tcp', '--orig-dst', tsa]).catch(() => undefined);
       }
     }
-    for (const flag of ['-c', '-f', '-R', '-B']) await ctl(flag);
+    await ctl('-c');
     this.log.info(
       { tsas, kept: Boolean(options.kept) },
       'committed the mate’s connections to the kernel',
     );
+    // Then the caches start again from this kernel's table and the mate hears what this node now
+    // carries. Forwarding needs none of it: it does not hold back the address (commands that come
+    // later wait for it).
+    this.#pending = this.#pending.then(async () => {
+      for (const flag of ['-f', '-R', '-B']) await ctl(flag);
+    });
   }
 
   /** Stops conntrackd and waits for it (at most 2 s, then SIGKILL), so that a new one can start. */
