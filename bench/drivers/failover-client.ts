@@ -147,8 +147,10 @@ async function handle(command: Record<string, unknown>): Promise<unknown> {
         void p.finally(() => inFlight.delete(p));
         await new Promise((r) => setTimeout(r, everyMs));
       }
-      await Promise.all(inFlight);
-      const answers = await Promise.all(held.map((s) => alive(s, 1000)));
+      // The held connections are asked at once (the probes still in flight finish meanwhile),
+      // twice: a survivor goes on exchanging data through the mate.
+      const twice = async (s: net.Socket) => (await alive(s, 1000)) && alive(s, 1000);
+      const [answers] = await Promise.all([Promise.all(held.map(twice)), Promise.all(inFlight)]);
       return {
         failoverMs,
         probes,
