@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { readFlags } from '../src/flags.ts';
+
+const TOKEN = 'flags-token-0123456789abcdefghijklmnopqrstu';
+const BASE = ['--slot', 'A1', '--control', '127.0.0.1:8701', '--state-dir', '/tmp/ipfe-flags'];
+const read = (...extra: string[]) => readFlags([...BASE, ...extra], { IPFE_AGENT_TOKEN: TOKEN });
+
+describe('--dataplane', () => {
+  it('forwards in user space unless told otherwise', () => {
+    expect(read()).toMatchObject({ flags: { dataplane: 'userspace', manageAddresses: null } });
+  });
+
+  it('accepts direct with the XSI interface it forwards on (--manage-addresses DEV)', () => {
+    expect(read('--dataplane', 'direct', '--manage-addresses', 'eth1')).toMatchObject({
+      flags: { dataplane: 'direct', manageAddresses: 'eth1', syncConntrack: false },
+    });
+  });
+
+  it('refuses direct without --manage-addresses, saying which interface it needs', () => {
+    expect(read('--dataplane', 'direct')).toEqual({
+      problems: [
+        '--dataplane direct needs --manage-addresses DEV (the XSI interface it forwards on)',
+      ],
+    });
+  });
+
+  it('refuses an unknown data path, naming the three there are', () => {
+    expect(read('--dataplane', 'ebpf', '--manage-addresses', 'eth1')).toEqual({
+      problems: ['--dataplane must be userspace, kernel or direct'],
+    });
+  });
+
+  it('keeps --sync-conntrack to the kernel path', () => {
+    expect(read('--dataplane', 'direct', '--manage-addresses', 'eth1', '--sync-conntrack')).toEqual(
+      { problems: ['--sync-conntrack needs --dataplane kernel and --manage-addresses DEV'] },
+    );
+  });
+});
