@@ -10,6 +10,7 @@ import type { PartContext } from './parts/context.ts';
 
 const PART_TIMEOUT_MS: Record<Part, number> = {
   dataplane: 420_000,
+  sctp: 180_000,
   failover: 240_000,
   push: 120_000,
   api: 120_000,
@@ -26,6 +27,13 @@ async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unk
         ctx.quick
           ? { ...DATAPLANE_DEFAULTS, rounds: 1, connSeconds: 3, bulkSeconds: 3 }
           : DATAPLANE_DEFAULTS,
+      );
+    }
+    case 'sctp': {
+      const { runSctp, SCTP_DEFAULTS } = await import('./parts/sctp.ts');
+      return runSctp(
+        ctx,
+        ctx.quick ? { ...SCTP_DEFAULTS, rateRounds: 1, rateSeconds: 2, trials: 3 } : SCTP_DEFAULTS,
       );
     }
     case 'failover':

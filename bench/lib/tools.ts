@@ -32,3 +32,30 @@ export function ensureTools(binaries: Record<string, string>): string | null {
     return `cannot install ${packages.join(' ')}: ${(result.stderr || result.stdout || '').trim().split('\n').pop()}`;
   return null;
 }
+
+/**
+ * Makes sure a Debian package without a binary to look for (a library) is there, installing it
+ * when run as root; returns the reason it cannot, or null when `present()` holds.
+ */
+export function ensurePackage(pkg: string, present: () => boolean): string | null {
+  if (present()) return null;
+  if (process.getuid?.() !== 0)
+    return `${pkg} missing and not root: run \`apt-get install -y ${pkg}\``;
+  if (!has('apt-get')) return `${pkg} missing and no apt-get to install it`;
+  console.log(`bench: installing ${pkg} (apt-get)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', pkg], {
+      env,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+  let result = install();
+  if (result.status !== 0) {
+    spawnSync('apt-get', ['update'], { env, stdio: 'ignore', timeout: 300_000 });
+    result = install();
+  }
+  return present()
+    ? null
+    : `cannot install ${pkg}: ${(result.stderr || result.stdout || '').trim().split('\n').pop()}`;
+}
