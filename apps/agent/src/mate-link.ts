@@ -22,9 +22,9 @@ export interface Beacon {
 /** A flow record the mate shares (direct path): [tsa, protocol, source, source port, server, seconds left]. */
 export type SharedFlow = [string, 'tcp' | 'sctp', string, number, string, number];
 
-const MAX_MESSAGE_BYTES = 1400;
-/** Flow records per datagram: one unfragmented UDP datagram on an Ethernet link. */
-const FLOWS_PER_MESSAGE = 16;
+const MAX_MESSAGE_BYTES = 4096;
+/** Flow records per datagram, at most: the payload stays within one unfragmented Ethernet frame. */
+const FLOWS_PAYLOAD_BYTES = 1100;
 
 /**
  * Mate liveness (SPEC §4.4): a UDP beacon to the mate every mateIntervalMs, and the mate's beacons
@@ -115,13 +115,30 @@ export class MateLink {
     const mate = this.#settings?.mateAddress;
     const port = this.#settings?.port;
     if (!mate || !port || !this.#socket) return;
-    for (let i = 0; i < flows.length; i += FLOWS_PER_MESSAGE) {
-      const payload = JSON.stringify({
-        slot: this.own.slot,
-        flows: flows.slice(i, i + FLOWS_PER_MESSAGE),
-      });
-      this.#socket.send(JSON.stringify({ payload, mac: this.#mac(payload) }), port, mate, () => {});
+    // By size, not count: 16 IPv6 records (or IPv4 ones with long ports) made a datagram the
+    // receiver refused as too long, and those flows were lost at the next takeover.
+    const send = (batch: SharedFlow[]) => {
+      const payload = JSON.stringify({ slot: this.own.slot, flows: batch });
+      this.#socket?.send(
+        JSON.stringify({ payload, mac: this.#mac(payload) }),
+        port,
+        mate,
+        () => {},
+      );
+    };
+    let batch: SharedFlow[] = [];
+    let bytes = 0;
+    for (const flow of flows) {
+      const size = JSON.stringify(flow).length + 1;
+      if (batch.length > 0 && bytes + size > FLOWS_PAYLOAD_BYTES) {
+        send(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(flow);
+      bytes += size;
     }
+    if (batch.length > 0) send(batch);
   }
 
   #restartTimer() {
