@@ -3,28 +3,31 @@ import { median, round } from './stats.ts';
 /**
  * What a differential cost can resolve. The dataplane part takes a path's cost in a round as its
  * run minus the mean of the two baseline runs around it, and reports the median over the rounds.
- * The same arithmetic on the baseline runs alone — each baseline run but the first and last
- * against the baseline runs either side of it — gives costs whose true value is nil: their spread
- * is what the method sees when nothing differs (run-to-run noise and drift of the machine; their
- * neighbours are twice as far away as a path's, so drift counts more: the estimate errs wide).
+ * The baseline runs alone show the method's noise: two successive ones measure the same thing,
+ * so their difference is noise only (run to run, and the machine's drift over two runs' time).
  *
- * The resolution is two standard errors of a median of `rounds` such costs: 2·√(π/2)·σ/√rounds,
- * σ estimated robustly as 1.4826 × the median of the nil costs' magnitudes (about zero, so that a
- * bias counts too): one disturbed baseline run (another job's burst) moves two costs of one round
- * each, which the median over rounds leaves aside, and should not swamp the estimate either. A
- * cost at or below it cannot be told from nothing and is never made into a ratio. Null: fewer
- * than two nil costs (fewer than four baseline runs).
+ * σ of one run = 1.4826 × the median |difference| ÷ √2 (robust: a disturbed run — another job's
+ * burst — moves two differences, as it moves the two costs beside it, which the median over
+ * rounds leaves aside); a cost, one run minus the mean of two, has σ·√1.5; the resolution is two
+ * standard errors of a median of `rounds` costs: 2·√(π/2)·σ·√1.5 ÷ √rounds. A cost at or below
+ * it cannot be told from nothing and is never made into a ratio. Null: fewer than three baseline
+ * runs.
  */
 export function resolutionOf(baseline: readonly number[], rounds: number): number | null {
-  const nil: number[] = [];
-  for (let i = 1; i + 1 < baseline.length; i++) {
-    const x = baseline[i]! - (baseline[i - 1]! + baseline[i + 1]!) / 2;
-    if (Number.isFinite(x)) nil.push(x);
+  const differences: number[] = [];
+  for (let i = 1; i < baseline.length; i++) {
+    const d = baseline[i]! - baseline[i - 1]!;
+    if (Number.isFinite(d)) differences.push(d);
   }
-  return nilResolution(nil, rounds);
+  if (differences.length < 2 || rounds < 1) return null;
+  const sigma = (1.4826 * median(differences.map(Math.abs))) / Math.SQRT2;
+  return (2 * Math.sqrt(Math.PI / 2) * sigma * Math.sqrt(1.5)) / Math.sqrt(rounds);
 }
 
-/** Two standard errors of a median of `rounds` values whose true value is nil, from such values. */
+/**
+ * Two standard errors of a median of `rounds` values whose true value is nil, from such values
+ * (σ = 1.4826 × their median magnitude).
+ */
 export function nilResolution(nil: readonly number[], rounds: number): number | null {
   const finite = nil.filter(Number.isFinite);
   if (finite.length < 2 || rounds < 1) return null;

@@ -753,7 +753,7 @@ function summarize(
   result.resolution = {
     usPerConn: round(headlineResolution.conn ?? NaN, 1),
     usPerMB: round(headlineResolution.mb ?? NaN, 1),
-    method: `two standard errors of a median of ${settings.rounds} rounds’ costs when a path costs nothing, estimated from the baseline runs alone (each one but the first and last against the baseline runs either side of it; σ = 1.4826 × the median magnitude of those nil costs; resolution 2·√(π/2)·σ ÷ √rounds). A cost at or below it is null, with …BelowResolution and …Note, and makes no ratio; a ratio’s …Range comes from both costs’ resolutions`,
+    method: `two standard errors of a median of ${settings.rounds} rounds’ costs when a path costs nothing (bench/lib/resolution.ts): σ of one run from the differences of successive baseline runs (1.4826 × median |difference| ÷ √2), a cost (a run minus the mean of two) σ·√1.5, resolution 2·√(π/2)·σ·√1.5 ÷ √rounds. A cost at or below it is null, with …BelowResolution and …Note, and makes no ratio (…AtLeast: the bound it allows); a ratio’s …Range comes from both costs’ resolutions. middleboxProcess: from the process’s CPU in the baseline runs, where it carries no traffic`,
   };
   const ranges = (f: Figures) =>
     Object.fromEntries(
