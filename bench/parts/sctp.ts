@@ -306,14 +306,29 @@ export async function runSctp(
     const a1Holds = () =>
       net.exec('a1', ['nft', 'list', 'tables', 'netdev']).stdout.includes('ipfe_a1') ||
       net.exec('a1', ['ip', '-4', 'addr', 'show', 'eth0']).stdout.includes(`${TSA_MH}/`);
+    /** Whether A1's rules forward to both servers of the multihomed Target Set (terse: no elements). */
+    const a1Forwards = () => {
+      const listed = net.exec('a1', [
+        'nft',
+        '-j',
+        '-t',
+        'list',
+        'table',
+        'netdev',
+        'ipfe_a1',
+      ]).stdout;
+      return MH_SERVERS.every((s) =>
+        listed.includes(`"fwd": {"dev": "eth0", "family": "ip", "addr": "${HOSTS[s]}"}`),
+      );
+    };
     const trials: Trial[] = [];
     const n = settings.associationsPerTrial;
     for (let t = 0; t < settings.trials; t++) {
       if (!agents.a1 || agents.a1.exitCode !== null || agents.a1.signalCode !== null) {
         startAgent('a1');
         await until('A1 to serve again', () => ready('a1'), 45_000, 300);
-        // Its status says so before its nftables rules do (they follow at its next tick).
-        await sleep(600);
+        // Its status says so before its nftables rules do (they follow at a later tick).
+        await until('A1’s rules to forward to s2 and s3', a1Forwards, 10_000, 100);
       }
       const count = () => ({
         lost: Object.fromEntries(MH_SERVERS.map((s) => [s, mhServers[s].lost().length])),
