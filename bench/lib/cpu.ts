@@ -82,21 +82,30 @@ export class CpuGroup {
     };
   }
 
-  /** Moves anything left to the parent group and removes this one. */
+  /**
+   * Moves anything left to the parent group and removes this one. A process that outlives its
+   * parent (an agent's exit guard, running its undo commands) may fork into the group meanwhile,
+   * or still be exiting: the removal is tried again for up to 3 s.
+   */
   remove() {
     if (!this.path) return;
-    try {
-      const parent = `${this.path}/..`;
-      for (const pid of readFileSync(`${this.path}/cgroup.procs`, 'utf8').split('\n'))
-        if (pid.trim())
-          try {
-            writeFileSync(`${parent}/cgroup.procs`, pid.trim());
-          } catch {
-            // ended meanwhile
-          }
-      rmdirSync(this.path);
-    } catch {
-      // already gone
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      try {
+        const parent = `${this.path}/..`;
+        for (const pid of readFileSync(`${this.path}/cgroup.procs`, 'utf8').split('\n'))
+          if (pid.trim())
+            try {
+              writeFileSync(`${parent}/cgroup.procs`, pid.trim());
+            } catch {
+              // ended meanwhile
+            }
+        rmdirSync(this.path);
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EBUSY' || Date.now() > deadline) return;
+        spawnSync('sleep', ['0.05']);
+      }
     }
   }
 }
