@@ -370,13 +370,17 @@ export class Agent {
     if (this.#mateBoot !== null && beacon.boot !== this.#mateBoot) {
       this.log.info({ mate: this.mate }, 'mate restarted');
       this.#ownership.restarted(this.mate, now);
+      this.#dataPlane.mateReset();
     } else if (!this.#ownership.isAlive(this.mate)) {
       this.log.info({ mate: this.mate }, 'mate heard again');
       this.#ownership.alive(this.mate, now);
+      this.#dataPlane.mateReset();
       // After a split (both served), the mate lets go once its hold-off passes: then the TSAs this
       // node kept are announced again and the mate's connections taken over.
       setTimeout(() => void this.#reassert(), this.#ownership.holdOffMs + 300);
     }
+    // The mate's first beacon: what this node told it before it listened is lost.
+    if (this.#mateBoot === null) this.#dataPlane.mateReset();
     this.#mateBoot = beacon.boot;
     this.#mateHeardAt = now;
     this.alarms.clear(5012);
@@ -612,6 +616,7 @@ export class Agent {
         failovers: this.counts.failovers,
         heartbeats: sum(this.counts.heartbeats),
         malformedHeartbeats: sum(this.counts.malformedHeartbeats),
+        mateFlows: this.#dataPlane.counts().mateFlows,
       },
     };
   }

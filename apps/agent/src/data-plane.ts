@@ -24,6 +24,8 @@ export interface DataPathCounts {
   servers: Map<string, { active: number; opened: number }> | null;
   /** New connections refused per Target Set. */
   refused: Map<number, number> | null;
+  /** The mate's connections this node knows of, where the data path learns them itself. */
+  mateFlows?: number;
 }
 
 /** A TSA:port pair that cannot be served, and why. */
@@ -55,6 +57,8 @@ export interface DataPlane {
   listening(): Listener[];
   /** Connection state the mate shares over the mate link (the direct path's flow records). */
   fromMate(flows: SharedFlow[]): void;
+  /** The mate restarted or came back: it knows nothing this node told it before. */
+  mateReset(): void;
   /** Stop forwarding; `release` takes the TSAs off the interface, in the data path's order. */
   stop(release: () => Promise<void>, timeoutMs: number): Promise<void>;
 }
@@ -132,6 +136,7 @@ export class UserspaceDataPlane implements DataPlane {
 
   /** Its connections are sockets of this process: the mate cannot take them over. */
   fromMate(): void {}
+  mateReset(): void {}
 
   counts(): DataPathCounts {
     return { connections: this.#pairs.size, servers: null, refused: null };

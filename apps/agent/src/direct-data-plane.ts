@@ -15,7 +15,7 @@ import { bucketElements, nftApply, nftId, readCounters, run } from './nft.ts';
 const REFRESH_EVERY_MS = 250;
 /** How often the records are read: for the counts, and to tell the mate of new flows. */
 const READ_EVERY_MS = 250;
-const READ_BUDGET_FACTOR = 50;
+const READ_BUDGET_FACTOR = 20;
 /**
  * How long after taking a TSA over this node adopts flows it has no record of (by the stateless
  * table): the mate tells of every flow within a read interval, so only those it opened just
@@ -23,6 +23,7 @@ const READ_BUDGET_FACTOR = 50;
  * busy. Past this (or Delete Age, if shorter) a TCP packet without record is an idle connection's.
  */
 const ADOPT_MAX_S = 60;
+const RESEND_EVERY_MS = 10_000;
 /** Flow records kept for the mate's TSAs, in case this node takes them over. */
 const MATE_RECORDS_MAX = 2_000_000;
 /** Flow records a TSA may hold (an nft set's bound; a full set records no more, it forwards on). */
@@ -49,15 +50,17 @@ export interface FlowRecord {
   protocol: 'tcp' | 'sctp';
   source: string;
   sourcePort: number;
+  /** The TSA's port. */
+  port: number;
   server: string;
   expiresS: number;
 }
 
-interface NftMapJson {
+interface NftSetJson {
   nftables: {
-    map?: {
+    set?: {
       name: string;
-      elem?: [{ elem: { val: { concat: [string, string, number] }; expires?: number } }, number][];
+      elem?: { elem: { val: { concat: [string, string, number, number] }; expires?: number } }[];
     };
   }[];
 }
@@ -72,7 +75,7 @@ interface NftMapJson {
  *   and port; an SCTP association (INIT) by the weight table hashed on the source port alone, so
  *   that both paths of a multihomed association reach the same row through different IPFEs.
  * - Each packet of a flow refreshes its record (address, protocol, port → server) in an nft
- *   dynamic map that expires at Delete Age: later packets follow their first one whatever the
+ *   dynamic set (one per server) that expires at Delete Age: later packets follow their first one whatever the
  *   tables do meanwhile (Least Load per connection, hitless configuration changes).
  * - Each node tells its mate of its flows over the mate link; the mate keeps them and puts them in
  *   its own map when it takes the TSA over, before it announces it.
@@ -94,6 +97,7 @@ export class DirectDataPlane implements DataPlane {
   #served = '';
   #servedRevision = -1;
   #chains = new Set<string>();
+  #sets = new Set<string>();
   /** What each bucket map holds, as last programmed. */
   #mapContents = new Map<string, string>();
   #maps = new Set<string>();
@@ -101,6 +105,8 @@ export class DirectDataPlane implements DataPlane {
   #gainedAt = new Map<string, number>();
   #plan: ForwardingPlan | null = null;
   #nextCount = 0;
+  #reader: NodeJS.Timeout | null = null;
+  #reading = false;
   #active = new Map<string, number>();
   #opened = new Map<string, number>();
   #refused = new Map<number, number>();
@@ -109,8 +115,10 @@ export class DirectDataPlane implements DataPlane {
   #shared = new Map<string, { server: string; at: number }>();
   /** The mate's flows, by "TSA|protocol|source|port": where they go, and until when. */
   #mateFlows = new Map<string, { flow: SharedFlow; until: number }>();
-  /** TSAs just taken over: the mate's records of them go in with the next rules. */
-  #adopting = new Set<string>();
+  /** The mate's flows written into this node's sets since the last takeover. */
+  #inserted = new Set<string>();
+  /** Those of the script being applied. */
+  #inserting: string[] = [];
 
   constructor(private readonly deps: DirectDeps) {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
@@ -121,7 +129,7 @@ export class DirectDataPlane implements DataPlane {
     const now = this.deps.now();
     for (const tsa of change.gained) {
       this.#gainedAt.set(tsa, now);
-      this.#adopting.add(tsa);
+      for (const key of this.#inserted) if (key.startsWith(`${tsa}|`)) this.#inserted.delete(key);
     }
     // A TSA gained or lost, or a new configuration, is rendered at once; the rest as refreshes are.
     const served = plan.tsas.map((p) => p.tsa).join(',');
@@ -143,13 +151,9 @@ export class DirectDataPlane implements DataPlane {
     this.#lastRefresh = now;
     this.#plan = plan;
     this.#wanted = [...listenersOf(plan, 'tcp'), ...listenersOf(plan, 'sctp')];
-    if (now >= this.#nextCount) {
-      await this.#count(now);
-      // Listing the records costs in proportion to their number: at most 2 % of a core.
-      this.#nextCount = now + Math.max(READ_EVERY_MS, READ_BUDGET_FACTOR * (this.deps.now() - now));
-    }
-    const adopting = [...this.#adopting];
-    const { script, chains, maps, signatures } = this.#script(plan, now);
+    this.#reader ??= setInterval(() => void this.#read(), READ_EVERY_MS);
+    this.#inserting = [];
+    const { script, chains, maps, sets, signatures } = this.#script(plan, now);
     if (script === this.#applied) return;
     try {
       const started = this.deps.now();
@@ -158,12 +162,13 @@ export class DirectDataPlane implements DataPlane {
         { bytes: script.length, ms: Math.round(this.deps.now() - started) },
         'nftables programmed',
       );
-      for (const tsa of adopting) this.#adopting.delete(tsa);
+      for (const key of this.#inserting) this.#inserted.add(key);
       if (this.#applied === null)
         this.deps.guard?.set('2 nftables', ['nft', 'delete', 'table', 'netdev', this.#table]);
       this.#applied = script;
       this.#chains = chains;
       this.#maps = maps;
+      this.#sets = sets;
       this.#mapContents = signatures;
       this.#error = null;
     } catch (err) {
@@ -187,6 +192,7 @@ export class DirectDataPlane implements DataPlane {
     const chains = new Set<string>();
     const maps = new Set<string>();
     const signatures = new Map<string, string>();
+    const sets = new Set<string>();
     const head = [
       `add table ${t}`,
       `add chain ${t} ingress { type filter hook ingress device ${dev} priority -150; policy accept; }`,
@@ -200,7 +206,9 @@ export class DirectDataPlane implements DataPlane {
       declarations.push(`add chain ${t} ${name}`, `flush chain ${t} ${name}`);
     };
     // One named map per distinct table of a TSA (Hash's new-connection and weight tables are one
-    // table); its 65,537 elements are sent again only when the table or its servers changed.
+    // table), bucket → server id; its 65,537 elements are sent again only when the table or its
+    // servers changed. Integers, not verdicts: nft validates every jump a verdict map holds, and a
+    // change of weights took seconds to load.
     const mapNames = new Map<MaglevTable, string>();
     const bucketMap = (id: string, table: MaglevTable, targets: string[]) => {
       let name = mapNames.get(table);
@@ -208,13 +216,13 @@ export class DirectDataPlane implements DataPlane {
         name = `b${mapNames.size + 1}_${id}`;
         mapNames.set(table, name);
         maps.add(name);
-        declarations.push(`add map ${t} ${name} { typeof jhash ip saddr mod 2 : verdict; }`);
+        declarations.push(`add map ${t} ${name} { typeof jhash ip saddr mod 2 : meta mark; }`);
         const content = bucketElements(table, targets);
         signatures.set(name, content);
         if (this.#mapContents.get(name) !== content)
           elements.push(`flush map ${t} ${name}`, `add element ${t} ${name} { ${content} }`);
       }
-      return `mod ${table.size} seed ${this.deps.hashSeed} vmap @${name}`;
+      return `mod ${table.size} seed ${this.deps.hashSeed} map @${name}`;
     };
     const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
     this.#forgetExpiredMateFlows(now);
@@ -223,23 +231,32 @@ export class DirectDataPlane implements DataPlane {
       const id = nftId(p.tsa);
       mapNames.clear();
       const ipx = p.family === 6 ? 'ip6' : 'ip';
-      const key = `${ipx} saddr . meta l4proto . th sport`;
-      const records = `rec_${id}`;
-      maps.add(records);
-      declarations.push(
-        `add map ${t} ${records} { type ${p.family === 6 ? 'ipv6_addr' : 'ipv4_addr'} . inet_proto . inet_service : mark; flags dynamic,timeout; size ${RECORDS_PER_TSA}; }`,
-        `add counter ${t} in_${id}`,
-      );
+      // Two connections of one client may share a source port towards two forwarded ports.
+      const key = `${ipx} saddr . meta l4proto . th sport . th dport`;
+      // One set of flow records per server (nft 1.0.6 cannot update a map whose key is longer
+      // than 16 bytes, as an IPv6 one is; sets it can).
+      const recordsOf = (sid: number) => `rec_${id}_${sid}`;
+      declarations.push(`add counter ${t} in_${id}`);
       const toServer = p.servers.map((s) => `to_${id}_${this.#serverId(s.address)}`);
-      const gotoServer = toServer.map((name) => `goto ${name}`);
+      const serverIds = p.servers.map((s) => String(this.#serverId(s.address)));
+      // The chosen server's id in the packet's mark, then to its chain.
+      const choose = (chain: string, hash: string, table: MaglevTable) => [
+        `add rule ${t} ${chain} meta mark set jhash ${hash} ${bucketMap(id, table, serverIds)}`,
+        `add rule ${t} ${chain} meta mark vmap { ${serverIds.map((sid, i) => `${sid} : goto ${toServer[i]}`).join(', ')} }`,
+      ];
       p.servers.forEach((s, i) => {
         const name = toServer[i]!;
         const sid = this.#serverId(s.address);
+        const records = recordsOf(sid);
+        sets.add(records);
+        declarations.push(
+          `add set ${t} ${records} { type ${p.family === 6 ? 'ipv6_addr' : 'ipv4_addr'} . inet_proto . inet_service . inet_service; flags dynamic,timeout; size ${RECORDS_PER_TSA}; }`,
+        );
         chain(name);
         if (s.dropsExisting) {
           // Offline or initializing (SPEC §3.1): its connections are closed at their next packet.
-          // (nft cannot delete a map element from a rule: the record expires at Delete Age.)
           rules.push(
+            `add rule ${t} ${name} delete @${records} { ${key} }`,
             `add rule ${t} ${name} meta l4proto tcp reject with tcp reset`,
             `add rule ${t} ${name} drop`,
           );
@@ -248,14 +265,19 @@ export class DirectDataPlane implements DataPlane {
         const opened = `opened_${id}_${sid}`;
         declarations.push(`add counter ${t} ${opened}`);
         rules.push(
-          `add rule ${t} ${name} update @${records} { ${key} timeout ${p.deleteAgeSeconds}s : ${sid} }`,
+          `add rule ${t} ${name} update @${records} { ${key} timeout ${p.deleteAgeSeconds}s }`,
           `add rule ${t} ${name} tcp flags & (syn | ack) == syn counter name "${opened}"`,
           `add rule ${t} ${name} sctp chunk init exists counter name "${opened}"`,
           `add rule ${t} ${name} fwd ${ipx} to ${s.address} device ${dev}`,
         );
       });
 
-      if (this.#adopting.has(p.tsa)) elements.push(...this.#mateRecordsOf(p, t, now));
+      const adopting =
+        now <
+        (this.#gainedAt.get(p.tsa) ?? -Infinity) + 1000 * Math.min(ADOPT_MAX_S, p.deleteAgeSeconds);
+      // The mate's flows go in with the rules of a takeover, and those it tells of a little later
+      // (a hand-back races its resend) while this node adopts.
+      if (adopting) elements.push(...this.#mateRecordsOf(p, t, now));
 
       const svc = `svc_${id}`;
       chain(svc);
@@ -278,14 +300,11 @@ export class DirectDataPlane implements DataPlane {
         rules.push(
           `add rule ${t} ${svc} tcp flags & (fin | syn | rst | ack) == syn goto new_${id}`,
         );
-      if (p.servers.length > 0)
+      p.servers.forEach((s, i) =>
         rules.push(
-          `add rule ${t} ${svc} meta mark set ${key} map @${records}`,
-          `add rule ${t} ${svc} meta mark vmap { ${p.servers.map((s, i) => `${this.#serverId(s.address)} : goto ${toServer[i]}`).join(', ')} }`,
-        );
-      const adopting =
-        now <
-        (this.#gainedAt.get(p.tsa) ?? -Infinity) + 1000 * Math.min(ADOPT_MAX_S, p.deleteAgeSeconds);
+          `add rule ${t} ${svc} ${key} @${recordsOf(this.#serverId(s.address))} goto ${toServer[i]}`,
+        ),
+      );
       const refusedCounter = `refused_${p.targetSet}`;
       declarations.push(`add counter ${t} ${refusedCounter}`);
 
@@ -295,79 +314,110 @@ export class DirectDataPlane implements DataPlane {
         rules.push(`add rule ${t} ${svc} meta l4proto sctp goto ${sctp}`);
         if (p.newByWeight)
           rules.push(
-            `add rule ${t} ${sctp} sctp chunk init exists jhash sctp sport ${bucketMap(id, p.newByWeight, gotoServer)}`,
+            `add rule ${t} ${sctp} sctp chunk init exists goto init_${id}`,
+            ...choose(`init_${id}`, 'sctp sport', p.newByWeight),
           );
+        chain(`init_${id}`);
         rules.push(
           `add rule ${t} ${sctp} sctp chunk init exists counter name "${refusedCounter}" drop`,
+          `add rule ${t} init_${id} counter name "${refusedCounter}" drop`,
         );
         // Mid-association (the other path of a multihomed one, or the mate's): by port, stateless.
-        if (p.existingConnections)
-          rules.push(
-            `add rule ${t} ${sctp} jhash sctp sport ${bucketMap(id, p.existingConnections, gotoServer)}`,
-          );
+        if (p.existingConnections) rules.push(...choose(sctp, 'sctp sport', p.existingConnections));
         rules.push(`add rule ${t} ${sctp} drop`);
       }
       if (p.protocols.includes('tcp')) {
         const fresh = `new_${id}`;
         chain(fresh);
 
-        if (p.newConnections)
+        // A record of an earlier connection from this source port, on any server, goes.
+        for (const s of p.servers)
           rules.push(
-            `add rule ${t} ${fresh} jhash ${ipx} saddr . tcp sport ${bucketMap(id, p.newConnections, gotoServer)}`,
+            `add rule ${t} ${fresh} delete @${recordsOf(this.#serverId(s.address))} { ${key} }`,
           );
+        if (p.newConnections)
+          rules.push(...choose(fresh, `${ipx} saddr . tcp sport`, p.newConnections));
         rules.push(`add rule ${t} ${fresh} counter name "${refusedCounter}" ${reject}`);
         // The stateless table stays programmed: a takeover must not wait for 65,537 elements.
-        const existing = p.existingConnections
-          ? bucketMap(id, p.existingConnections, gotoServer)
-          : null;
-        if (adopting && existing)
-          rules.push(
-            `add rule ${t} ${svc} meta l4proto tcp jhash ${ipx} saddr . tcp sport ${existing}`,
-          );
+        if (p.existingConnections) {
+          const adopt = `adopt_${id}`;
+          chain(adopt);
+          rules.push(...choose(adopt, `${ipx} saddr . tcp sport`, p.existingConnections));
+          if (adopting) rules.push(`add rule ${t} ${svc} meta l4proto tcp goto ${adopt}`);
+        }
         rules.push(`add rule ${t} ${svc} meta l4proto tcp reject with tcp reset`);
       }
     }
     // What the last configuration had and this one does not: emptied, then removed.
     const tail: string[] = [];
     for (const name of this.#maps) if (!maps.has(name)) tail.push(`delete map ${t} ${name}`);
+    for (const name of this.#sets) if (!sets.has(name)) tail.push(`delete set ${t} ${name}`);
     for (const name of this.#chains)
       if (!chains.has(name)) {
         head.push(`add chain ${t} ${name}`, `flush chain ${t} ${name}`);
         tail.push(`delete chain ${t} ${name}`);
       }
-    for (const name of this.#maps)
-      if (!maps.has(name) && !name.startsWith('rec_')) head.push(`flush map ${t} ${name}`);
+    for (const name of this.#maps) if (!maps.has(name)) head.push(`flush map ${t} ${name}`);
     const script = [...head, ...declarations, ...elements, ...rules, ...tail].join('\n') + '\n';
-    return { script, chains, maps, signatures };
+    return { script, chains, maps, sets, signatures };
   }
 
-  /** The mate's records of a TSA this node takes over, as map elements. */
+  /** The mate's records of a TSA this node takes over (and not yet written), as set elements. */
   #mateRecordsOf(p: ForwardingPlan['tsas'][number], t: string, now: number): string[] {
     const ids = new Map(
       p.servers.filter((s) => !s.dropsExisting).map((s) => [s.address, this.#serverId(s.address)]),
     );
-    const elements: string[] = [];
-    for (const { flow, until } of this.#mateFlows.values()) {
-      const [tsa, protocol, source, port, server] = flow;
+    const bySet = new Map<string, string[]>();
+    for (const [key, { flow, until }] of this.#mateFlows) {
+      const [tsa, protocol, source, sourcePort, server, , port] = flow;
       const sid = ids.get(server);
-      if (tsa !== p.tsa || sid === undefined) continue;
+      if (tsa !== p.tsa || sid === undefined || this.#inserted.has(key)) continue;
+      this.#inserting.push(key);
       const seconds = Math.max(1, Math.ceil((until - now) / 1000));
-      elements.push(`${source} . ${protocol} . ${port} timeout ${seconds}s : ${sid}`);
+      const set = `rec_${nftId(p.tsa)}_${sid}`;
+      let elements = bySet.get(set);
+      if (!elements) bySet.set(set, (elements = []));
+      elements.push(`${source} . ${protocol} . ${sourcePort} . ${port} timeout ${seconds}s`);
     }
-    const records = `rec_${nftId(p.tsa)}`;
     const lines: string[] = [];
-    for (let i = 0; i < elements.length; i += 1000)
-      lines.push(`add element ${t} ${records} { ${elements.slice(i, i + 1000).join(', ')} }`);
-    if (elements.length > 0)
-      this.deps.log.info({ tsa: p.tsa, flows: elements.length }, 'taking over the mate’s flows');
+    let flows = 0;
+    for (const [set, elements] of bySet) {
+      flows += elements.length;
+      for (let i = 0; i < elements.length; i += 1000)
+        lines.push(`add element ${t} ${set} { ${elements.slice(i, i + 1000).join(', ')} }`);
+    }
+    if (flows > 0) this.deps.log.info({ tsa: p.tsa, flows }, 'taking over the mate’s flows');
     return lines;
+  }
+
+  /**
+   * Reads the records on a timer of its own: a slow nft transaction (a new table of 65,537
+   * buckets) must not hold back telling the mate of new flows.
+   */
+  async #read() {
+    const now = this.deps.now();
+    if (this.#reading || now < this.#nextCount) return;
+    this.#reading = true;
+    try {
+      await this.#count(now);
+    } finally {
+      this.#reading = false;
+      // Listing the records costs in proportion to their number: at most 5 % of a core.
+      this.#nextCount = now + Math.max(READ_EVERY_MS, READ_BUDGET_FACTOR * (this.deps.now() - now));
+    }
+  }
+
+  /** Everything is told again at the next read: the mate kept nothing of what it heard. */
+  mateReset(): void {
+    this.#shared.clear();
+    this.#nextCount = 0;
   }
 
   /** Flow records the mate told of. */
   fromMate(flows: SharedFlow[]): void {
     const now = this.deps.now();
     for (const flow of flows) {
-      const key = flow.slice(0, 4).join('|');
+      const key = flowKey(flow[0], flow[1], flow[2], flow[3], flow[6]);
       if (this.#mateFlows.size >= MATE_RECORDS_MAX && !this.#mateFlows.has(key)) break;
       this.#mateFlows.set(key, { flow, until: now + flow[5] * 1000 });
     }
@@ -392,6 +442,7 @@ export class DirectDataPlane implements DataPlane {
     const refused = new Map<number, number>();
     const active = new Map<string, number>();
     let connections = 0;
+    const recordsByTsa = await this.records(plan);
     for (const p of plan.tsas) {
       const id = nftId(p.tsa);
       refused.set(p.targetSet, byName.get(`refused_${p.targetSet}`)?.packets ?? 0);
@@ -401,7 +452,7 @@ export class DirectDataPlane implements DataPlane {
         entry.in = bytesIn;
         this.deps.bytes.set(p.tsa, entry);
       }
-      const records = await this.records(p.tsa);
+      const records = recordsByTsa.get(p.tsa) ?? [];
       this.#share(p, records, now);
       for (const s of p.servers) {
         const key = `${p.tsa}|${s.address}`;
@@ -418,54 +469,79 @@ export class DirectDataPlane implements DataPlane {
   }
 
   /**
-   * Tells the mate of flows it does not know yet, or whose server changed, and again every third
-   * of Delete Age while they last (its copy expires as this node's would).
+   * Tells the mate of flows it does not know yet, or whose server changed, and every flow again
+   * every 10 s (or third of Delete Age, if shorter) while it lasts: a datagram may be lost, and
+   * the mate's copy expires as this node's would.
    */
   #share(p: ForwardingPlan['tsas'][number], records: FlowRecord[], now: number) {
     if (!this.deps.shareFlows) return;
-    const again = (p.deleteAgeSeconds * 1000) / 3;
+    const again = Math.min(RESEND_EVERY_MS, (p.deleteAgeSeconds * 1000) / 3);
     const flows: SharedFlow[] = [];
     const seen = new Set<string>();
     for (const r of records) {
-      const key = `${r.tsa}|${r.protocol}|${r.source}|${r.sourcePort}`;
+      const key = flowKey(r.tsa, r.protocol, r.source, r.sourcePort, r.port);
       seen.add(key);
       const last = this.#shared.get(key);
       if (last && last.server === r.server && now - last.at < again) continue;
       this.#shared.set(key, { server: r.server, at: now });
-      flows.push([r.tsa, r.protocol, r.source, r.sourcePort, r.server, Math.max(1, r.expiresS)]);
+      flows.push([
+        r.tsa,
+        r.protocol,
+        r.source,
+        r.sourcePort,
+        r.server,
+        Math.max(1, r.expiresS),
+        r.port,
+      ]);
     }
     for (const key of this.#shared.keys())
       if (key.startsWith(`${p.tsa}|`) && !seen.has(key)) this.#shared.delete(key);
     if (flows.length > 0) this.deps.shareFlows(flows);
+    this.deps.log.debug({ records: records.length, told: flows.length }, 'flows told to the mate');
   }
 
-  /** This node's flow records of a TSA (for counts, and for the mate). */
-  async records(tsa: string): Promise<FlowRecord[]> {
-    const byId = new Map([...this.#serverIds].map(([address, id]) => [id, address]));
+  /** This node's flow records, by TSA (for counts, and for the mate): one listing of its sets. */
+  async records(plan: ForwardingPlan): Promise<Map<string, FlowRecord[]>> {
+    const owners = new Map<string, { tsa: string; server: string }>();
+    for (const p of plan.tsas)
+      for (const s of p.servers)
+        owners.set(`rec_${nftId(p.tsa)}_${this.#serverId(s.address)}`, {
+          tsa: p.tsa,
+          server: s.address,
+        });
+    const byTsa = new Map<string, FlowRecord[]>(plan.tsas.map((p) => [p.tsa, []]));
+    const { stdout } = await run('nft', ['-j', 'list', 'sets', 'table', 'netdev', this.#table], {
+      maxBuffer: 1024 * 1024 * 1024,
+    }).catch(() => ({ stdout: '' }));
+    let parsed: NftSetJson;
     try {
-      const { stdout } = await run(
-        'nft',
-        ['-j', 'list', 'map', 'netdev', this.#table, `rec_${nftId(tsa)}`],
-        { maxBuffer: 512 * 1024 * 1024 },
-      );
-      const map = (JSON.parse(stdout) as NftMapJson).nftables.find((i) => i.map)?.map;
-      return (map?.elem ?? []).flatMap(([{ elem }, sid]) => {
-        const server = byId.get(sid);
-        const [source, protocol, sourcePort] = elem.val.concat;
-        return server && (protocol === 'tcp' || protocol === 'sctp')
-          ? [{ tsa, protocol, source, sourcePort, server, expiresS: elem.expires ?? 0 }]
-          : [];
-      });
+      parsed = JSON.parse(stdout) as NftSetJson;
     } catch {
-      return [];
+      return byTsa;
     }
+    for (const { set } of parsed.nftables) {
+      const owner = set && owners.get(set.name);
+      if (!owner) continue;
+      const records = byTsa.get(owner.tsa)!;
+      for (const { elem } of set.elem ?? []) {
+        const [source, protocol, sourcePort, port] = elem.val.concat;
+        if (protocol !== 'tcp' && protocol !== 'sctp') continue;
+        records.push({ ...owner, protocol, source, sourcePort, port, expiresS: elem.expires ?? 0 });
+      }
+    }
+    return byTsa;
   }
 
   counts(): DataPathCounts {
     const servers = new Map<string, { active: number; opened: number }>();
     for (const [key, opened] of this.#opened)
       servers.set(key, { active: this.#active.get(key) ?? 0, opened });
-    return { connections: this.#connections, servers, refused: this.#refused };
+    return {
+      connections: this.#connections,
+      servers,
+      refused: this.#refused,
+      mateFlows: this.#mateFlows.size,
+    };
   }
 
   /** The engine sees no connection of this path: server states reach it through the plan. */
@@ -481,6 +557,8 @@ export class DirectDataPlane implements DataPlane {
 
   /** The TSAs go first (the mate takes them with their flows), then the table. */
   async stop(release: () => Promise<void>): Promise<void> {
+    if (this.#reader) clearInterval(this.#reader);
+    this.#reader = null;
     await release();
     await nftApply(`delete table netdev ${this.#table}\n`).catch((err: Error) =>
       this.deps.log.warn({ err: err.message }, 'cannot remove the nftables table'),
@@ -489,3 +567,6 @@ export class DirectDataPlane implements DataPlane {
     this.deps.guard?.set('2 nftables', null);
   }
 }
+
+const flowKey = (tsa: string, protocol: string, source: string, sourcePort: number, port: number) =>
+  `${tsa}|${protocol}|${source}|${sourcePort}|${port}`;

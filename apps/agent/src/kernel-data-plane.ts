@@ -90,6 +90,7 @@ export class KernelDataPlane implements DataPlane {
 
   /** conntrackd shares this path's connections with the mate, not the mate link. */
   fromMate(): void {}
+  mateReset(): void {}
 
   /** Reprograms when the decision changed (servers, weights, states, loads); at most twice a second. */
   async refresh(plan: () => ForwardingPlan): Promise<void> {

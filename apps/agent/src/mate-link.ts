@@ -19,8 +19,11 @@ export interface Beacon {
   revision: number;
 }
 
-/** A flow record the mate shares (direct path): [tsa, protocol, source, source port, server, seconds left]. */
-export type SharedFlow = [string, 'tcp' | 'sctp', string, number, string, number];
+/**
+ * A flow record the mate shares (direct path):
+ * [tsa, protocol, source, source port, server, seconds left, TSA port].
+ */
+export type SharedFlow = [string, 'tcp' | 'sctp', string, number, string, number, number];
 
 const MAX_MESSAGE_BYTES = 4096;
 /** Flow records per datagram, at most: the payload stays within one unfragmented Ethernet frame. */
@@ -167,8 +170,8 @@ export class MateLink {
 }
 
 function isSharedFlow(value: unknown): value is SharedFlow {
-  if (!Array.isArray(value) || value.length !== 6) return false;
-  const [tsa, protocol, source, port, server, seconds] = value as unknown[];
+  if (!Array.isArray(value) || value.length !== 7) return false;
+  const [tsa, protocol, source, port, server, seconds, tsaPort] = value as unknown[];
   return (
     typeof tsa === 'string' &&
     net.isIP(tsa) !== 0 &&
@@ -180,6 +183,9 @@ function isSharedFlow(value: unknown): value is SharedFlow {
     (port as number) <= 65535 &&
     typeof server === 'string' &&
     net.isIP(server) !== 0 &&
+    Number.isInteger(tsaPort) &&
+    (tsaPort as number) >= 1 &&
+    (tsaPort as number) <= 65535 &&
     typeof seconds === 'number' &&
     seconds > 0 &&
     seconds <= 86_400 * 366

@@ -16,26 +16,12 @@ import { netnsAvailable, repoRoot, startKernelClient, Topology, until } from './
  * see the client's own address; A2 takes over with an unsolicited neighbour advertisement.
  */
 const missing = ['nft'].filter((t) => spawnSync('which', [t]).status !== 0);
-/**
- * The direct path keeps a flow record per connection with an nft map `update`; nftables before
- * 1.0.9 cannot generate one whose key is longer than 16 bytes (an IPv6 one is 24: upstream commit
- * 27a2da23), and aborts. Debian 12 has 1.0.6: IPv6 on the direct path waits for per-server record
- * sets (issue 15's closing note), and this test says so instead of failing.
- */
-const nftVersion = /v(\d+)\.(\d+)\.(\d+)/.exec(
-  spawnSync('nft', ['--version'], { encoding: 'utf8' }).stdout ?? '',
-);
-const nftRecordsIpv6 =
-  nftVersion !== null &&
-  Number(nftVersion[1]) * 10000 + Number(nftVersion[2]) * 100 + Number(nftVersion[3]) >= 10009;
-const available = netnsAvailable && missing.length === 0 && nftRecordsIpv6;
+const available = netnsAvailable && missing.length === 0;
 const reason = !netnsAvailable
   ? 'needs root and network namespaces'
   : missing.length
     ? `needs ${missing.join(', ')}`
-    : !nftRecordsIpv6
-      ? 'needs nftables ≥ 1.0.9 for IPv6 flow records (this is an older one)'
-      : '';
+    : '';
 const PREFIX = 'fd00:231:16:';
 const hosts = {
   a1: `${PREFIX}:11`,

@@ -1,5 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -88,6 +88,11 @@ function startAgent(slot: 'a1' | 'a2') {
     sync: false,
     dataplane: 'direct',
   });
+  // AGENT_LOG_LEVEL=info keeps each agent's log in /tmp/ipfe-direct-<slot>.log, for a failure.
+  if (process.env.AGENT_LOG_LEVEL) {
+    const log = createWriteStream(join(tmpdir(), `ipfe-direct-${slot}.log`), { flags: 'a' });
+    agents[slot]!.stdout!.pipe(log);
+  }
 }
 
 function startServer(s: ServerName) {
@@ -132,6 +137,37 @@ async function startDiameterServers() {
       name: `${s}.example`,
       prefix: ['ip', 'netns', 'exec', topology.ns(s)],
     });
+}
+
+/** The flow records an agent's direct path holds now, read from its nft sets. */
+function recordsOf(slot: 'a1' | 'a2'): number {
+  const { stdout } = topology.exec(slot, [
+    'nft',
+    '-j',
+    'list',
+    'sets',
+    'table',
+    'netdev',
+    `ipfe_${slot}`,
+  ]);
+  const items = (
+    JSON.parse(stdout || '{"nftables":[]}') as { nftables: { set?: { elem?: unknown[] } }[] }
+  ).nftables;
+  return items.reduce((n, i) => n + (i.set?.elem?.length ?? 0), 0);
+}
+
+/** Waits until an agent knows every flow its mate holds a record of (told within a read of them). */
+async function untilMateKnows(slot: 'a1' | 'a2') {
+  const mate = slot === 'a1' ? 'a2' : 'a1';
+  let last = '';
+  await until(`${slot.toUpperCase()} knows the flows of ${mate.toUpperCase()}`, async () => {
+    const { mateFlows = 0 } = await client.ask(`mateflows http://${hosts[slot]}:8701 ${TOKEN}`);
+    const records = recordsOf(mate);
+    last = `${mateFlows} known of ${records}`;
+    return mateFlows >= records;
+  }).catch((err: Error) => {
+    throw new Error(`${err.message} (${last})`);
+  });
 }
 
 const holds = (slot: 'a1' | 'a2') =>
@@ -261,9 +297,8 @@ describe.skipIf(!available)('the direct data path', () => {
       20,
     );
     const alive = await client.ask('alive');
-    // A1 tells A2 of its flows at its next read of them (every 250 ms, less often as a read costs
-    // more): those opened under earlier weights are found by their records only.
-    await new Promise((r) => setTimeout(r, 4000));
+    // Those opened under earlier weights are found by their records only: A2 must have them.
+    await untilMateKnows('a2');
     topology.kill(agents.a1!);
     await until('A2 holds the TSA', () => holds('a2'));
     await until('the client reaches A2', async () => {
@@ -273,34 +308,28 @@ describe.skipIf(!available)('the direct data path', () => {
     expect(await client.ask('alive')).toEqual(alive);
   });
 
-  // Not reliable yet: under load the flows opened just before the kill may not have reached A2
-  // (the records are read at most every 250 ms, and less often as reading costs more), and a
-  // record's key lacks the TSA port. Issue 15's closing note says what stands.
-  it.skip('Least Load: a restarted A1 takes its TSA back with A2’s flows; killed again with 20 more held and a Diameter peer, nothing is lost', async () => {
+  it('Least Load: a restarted A1 takes its TSA back with A2’s flows; killed again with 20 more held and a Diameter peer, nothing is lost', async () => {
     await startDiameterServers();
+    const carried = await client.ask('alive'); // opened under three sets of weights
     startAgent('a1');
+    await untilMateKnows('a1');
     // A1 preempts after its hold-off: A2 hands the TSA back, and A1 takes A2's flows with it.
     await until('A1 holds the TSA again', () => holder() === 'a1');
     await until('A2 lets it go', () => !holds('a2'));
-    const alive = await client.ask('alive');
-    expect(Object.keys(alive).length).toBeGreaterThan(0);
+    expect(await client.ask('alive')).toEqual(carried);
 
     await push(config([1, 1, 1], { algorithm: 'leastLoad' }));
     await client.ask(`hold ${TSA} 20`);
     const diameter: DiameterClient = spawnDiameterClient({
       host: TSA,
       port: DIAMETER_PORT,
-      // Outside the ephemeral ports of the held connections: a flow record's key is the source
-      // address and port without the TSA port (issue 15's note).
-      localPort: 30001,
       intervalMs: 1000,
       prefix: ['ip', 'netns', 'exec', topology.ns('client')],
     });
     const { originHost } = await diameter.capabilities();
     await diameter.dwa(3);
     const before = await client.ask('alive');
-    // The flows reach A2 within a read interval (250 ms) of the agent; give it a few.
-    await new Promise((r) => setTimeout(r, 1500));
+    await untilMateKnows('a2'); // the Diameter peer's too
     topology.kill(agents.a1!);
     await until('A2 holds the TSA', () => holds('a2'));
     const answered = diameter.dwas();
@@ -337,7 +366,6 @@ describe.skipIf(!available)('the direct data path', () => {
     const busy = spawnDiameterClient({
       host: TSA,
       port: DIAMETER_PORT,
-      localPort: 30002,
       intervalMs: 1000,
       prefix: ['ip', 'netns', 'exec', topology.ns('client')],
     });

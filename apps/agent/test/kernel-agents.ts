@@ -37,7 +37,7 @@ export function startKernelAgent(
       'eth0',
       ...(options.sync ? ['--sync-conntrack'] : []),
     ],
-    { IPFE_AGENT_TOKEN: options.token, LOG_LEVEL: 'warn' },
+    { IPFE_AGENT_TOKEN: options.token, LOG_LEVEL: process.env.AGENT_LOG_LEVEL ?? 'warn' },
   );
 }
 

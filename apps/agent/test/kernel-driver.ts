@@ -80,6 +80,13 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
       targetSets: { servers: { address: string; active: number }[] }[];
     };
     result = Object.fromEntries(status.targetSets[0]!.servers.map((s) => [s.address, s.active]));
+  } else if (command === 'mateflows') {
+    // The flows the agent carries and those of its mate it knows (direct path), from its status.
+    // An agent still starting answers nothing yet: none known.
+    const status = (await fetch(`${a}/v1/status`, { headers: { authorization: `Bearer ${b}` } })
+      .then((r) => r.json())
+      .catch(() => null)) as { connections: number; counters: { mateFlows?: number } } | null;
+    result = { connections: status?.connections ?? 0, mateFlows: status?.counters.mateFlows ?? 0 };
   } else if (command === 'metrics') {
     // Refusals of Target Set 1 with no server to take them, and bytes, as /metrics exports them.
     const response = await fetch(`${a}/metrics`, { headers: { authorization: `Bearer ${b}` } });

@@ -75,6 +75,8 @@ export const agentStatusSchema = z.object({
     failovers: z.number(),
     heartbeats: z.number(),
     malformedHeartbeats: z.number(),
+    /** Direct path: the mate's flows this node knows, ready for a takeover. */
+    mateFlows: z.number().optional(),
   }),
 });
 
