@@ -11,7 +11,7 @@ import type { PartContext } from './parts/context.ts';
 const PART_TIMEOUT_MS: Record<Part, number> = {
   dataplane: 420_000,
   sctp: 180_000,
-  failover: 240_000,
+  failover: 480_000, // two paths, 20 trials each
   push: 120_000,
   api: 120_000,
   gui: 240_000,

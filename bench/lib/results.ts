@@ -80,7 +80,7 @@ export const ROWS: Row[] = [
   { part: 'sctp', key: 'multihomedSurvivedPct', target: { op: '>=', value: 100 } },
   { part: 'sctp', key: 'multihomedTrials' },
   // One entry per data path; a key `path.key` reads inside the path's entry.
-  ...['kernel'].flatMap((path): Row[] => [
+  ...['kernel', 'direct'].flatMap((path): Row[] => [
     { part: 'failover', key: `${path}.p50Ms`, target: { op: '<=', value: 250 } },
     { part: 'failover', key: `${path}.p99Ms`, target: { op: '<=', value: 400 } },
     { part: 'failover', key: `${path}.survivedPct`, target: { op: '>=', value: 100 } },

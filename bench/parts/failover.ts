@@ -51,7 +51,14 @@ export const KERNEL_PATH: FailoverPath = {
   tools: { conntrack: 'conntrack', conntrackd: 'conntrackd' },
 };
 
-export const FAILOVER_PATHS: FailoverPath[] = [KERNEL_PATH];
+/** The direct path: packets unchanged to servers holding the TSA, flow records told to the mate. */
+export const DIRECT_PATH: FailoverPath = {
+  name: 'direct',
+  agentFlags: ['--dataplane', 'direct', '--manage-addresses', 'eth0'],
+  serverFlags: ['--hold-tsa', TSA],
+};
+
+export const FAILOVER_PATHS: FailoverPath[] = [KERNEL_PATH, DIRECT_PATH];
 
 const METHOD =
   'per path, in a topology of its own; per trial: A1 alone holds and forwards the TSA (the client’s ARP entry for it renewed); the client opens 10 connections through it and holds them; 1 s later, SIGKILL of A1’s agent (process group), then a new connection every 5 ms (1 s timeout each) until one is forwarded by A2 (the address the server sees, else the client’s ARP entry for the TSA); then each held connection sends a token and must get its echo within 1 s, twice (a survivor answers both); A1 is restarted and takes the TSA back before the next trial. failoverMs is the time from the kill to that first connection through A2; p99 is the nearest rank (of 20 trials: the slowest).';

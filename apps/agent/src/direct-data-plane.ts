@@ -10,7 +10,7 @@ import type {
 import { listenersOf } from './data-plane.ts';
 import type { ExitGuard } from './exit-guard.ts';
 import type { SharedFlow } from './mate-link.ts';
-import { bucketElements, nftApply, nftId, readCounters, run } from './nft.ts';
+import { bucketElements, NftTable, nftId, readCounters, run, ServedPlan } from './nft.ts';
 
 const REFRESH_EVERY_MS = 250;
 /** How often the records are read: for the counts, and to tell the mate of new flows. */
@@ -91,11 +91,9 @@ export class DirectDataPlane implements DataPlane {
   readonly tableSizing = 'full' as const;
   readonly #table: string;
   #wanted: Listener[] = [];
-  #applied: string | null = null;
-  #error: string | null = null;
+  readonly #nft: NftTable;
   #lastRefresh = 0;
-  #served = '';
-  #servedRevision = -1;
+  #served = new ServedPlan();
   #chains = new Set<string>();
   #sets = new Set<string>();
   /** What each bucket map holds, as last programmed. */
@@ -122,6 +120,7 @@ export class DirectDataPlane implements DataPlane {
 
   constructor(private readonly deps: DirectDeps) {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
+    this.#nft = new NftTable('netdev', this.#table, deps.log, deps.guard);
   }
 
   /** The rules are in place before the TSAs are announced. */
@@ -132,11 +131,7 @@ export class DirectDataPlane implements DataPlane {
       for (const key of this.#inserted) if (key.startsWith(`${tsa}|`)) this.#inserted.delete(key);
     }
     // A TSA gained or lost, or a new configuration, is rendered at once; the rest as refreshes are.
-    const served = plan.tsas.map((p) => p.tsa).join(',');
-    const changed = served !== this.#served || plan.revision !== this.#servedRevision;
-    this.#served = served;
-    this.#servedRevision = plan.revision;
-    await this.#render(plan, changed);
+    await this.#render(plan, this.#served.changed(plan));
     await change.hold();
   }
 
@@ -154,28 +149,13 @@ export class DirectDataPlane implements DataPlane {
     this.#reader ??= setInterval(() => void this.#read(), READ_EVERY_MS);
     this.#inserting = [];
     const { script, chains, maps, sets, signatures } = this.#script(plan, now);
-    if (script === this.#applied) return;
-    try {
-      const started = this.deps.now();
-      await nftApply(script);
-      this.deps.log.debug(
-        { bytes: script.length, ms: Math.round(this.deps.now() - started) },
-        'nftables programmed',
-      );
+    if (await this.#nft.apply(script)) {
       for (const key of this.#inserting) this.#inserted.add(key);
-      if (this.#applied === null)
-        this.deps.guard?.set('2 nftables', ['nft', 'delete', 'table', 'netdev', this.#table]);
-      this.#applied = script;
       this.#chains = chains;
       this.#maps = maps;
       this.#sets = sets;
       this.#mapContents = signatures;
-      this.#error = null;
-    } catch (err) {
-      const message = (err as Error).message;
-      if (message !== this.#error)
-        this.deps.log.error({ err: message.slice(0, 2000) }, 'nft transaction failed');
-      this.#error = message;
+    } else {
       this.#mapContents = new Map(); // unknown now: sent whole next time
     }
   }
@@ -430,10 +410,10 @@ export class DirectDataPlane implements DataPlane {
   /** Records per server (open flows), and the counters: opened, refused, bytes in. */
   async #count(now: number) {
     const plan = this.#plan;
-    if (!plan || this.#applied === null) return;
+    if (!plan || !this.#nft.programmed) return;
     const counters = await readCounters('netdev', this.#table);
     if (!counters) {
-      this.#applied = null; // the table is gone: program it again
+      this.#nft.forget(); // the table is gone: program it again
       this.#mapContents = new Map();
       return;
     }
@@ -548,11 +528,11 @@ export class DirectDataPlane implements DataPlane {
   close(): void {}
 
   bindFailures(): BindFailure[] {
-    return this.#error ? this.#wanted.map((l) => ({ ...l, error: this.#error! })) : [];
+    return this.#nft.failures(this.#wanted);
   }
 
   listening(): Listener[] {
-    return this.#error ? [] : [...this.#wanted];
+    return this.#nft.error ? [] : [...this.#wanted];
   }
 
   /** The TSAs go first (the mate takes them with their flows), then the table. */
@@ -560,11 +540,7 @@ export class DirectDataPlane implements DataPlane {
     if (this.#reader) clearInterval(this.#reader);
     this.#reader = null;
     await release();
-    await nftApply(`delete table netdev ${this.#table}\n`).catch((err: Error) =>
-      this.deps.log.warn({ err: err.message }, 'cannot remove the nftables table'),
-    );
-    this.#applied = null;
-    this.deps.guard?.set('2 nftables', null);
+    await this.#nft.remove();
   }
 }
 

@@ -12,7 +12,7 @@ import type {
 } from './data-plane.ts';
 import { listenersOf } from './data-plane.ts';
 import type { ExitGuard } from './exit-guard.ts';
-import { bucketElements, nftApply, nftId, readCounters, run } from './nft.ts';
+import { bucketElements, NftTable, nftId, readCounters, run, ServedPlan } from './nft.ts';
 
 const REFRESH_EVERY_MS = 500;
 const COUNT_EVERY_MS = 1000;
@@ -52,11 +52,9 @@ export class KernelDataPlane implements DataPlane {
   readonly tableSizing = 'compact' as const;
   readonly #table: string;
   #wanted: Listener[] = [];
-  #applied: string | null = null;
-  #error: string | null = null;
+  readonly #nft: NftTable;
   #lastRefresh = 0;
-  #served = '';
-  #servedRevision = -1;
+  #served = new ServedPlan();
   #states = new Map<string, string>();
   #connections = 0;
   /** Open flows per "TSA|server", from conntrack; and flows seen so far, for `opened`. */
@@ -70,6 +68,7 @@ export class KernelDataPlane implements DataPlane {
 
   constructor(private readonly deps: KernelDeps) {
     this.#table = `ipfe_${deps.slot.toLowerCase()}`;
+    this.#nft = new NftTable('inet', this.#table, deps.log, deps.guard);
   }
 
   /**
@@ -80,11 +79,7 @@ export class KernelDataPlane implements DataPlane {
     if (change.gained.length > 0)
       await this.deps.conntrackSync?.takeOver(change.gained, { mateAlive: change.mateAlive });
     // A TSA gained or lost, or a new configuration, is rendered at once; the rest as refreshes are.
-    const served = plan.tsas.map((p) => p.tsa).join(',');
-    const changed = served !== this.#served || plan.revision !== this.#servedRevision;
-    this.#served = served;
-    this.#servedRevision = plan.revision;
-    await this.#render(plan, changed);
+    await this.#render(plan, this.#served.changed(plan));
     await change.hold();
   }
 
@@ -114,20 +109,7 @@ export class KernelDataPlane implements DataPlane {
       const took = this.deps.now() - now;
       this.#nextCount = now + Math.max(COUNT_EVERY_MS, COUNT_BUDGET_FACTOR * took);
     }
-    const script = this.#script(plan);
-    if (script === this.#applied) return;
-    try {
-      await nftApply(script);
-      if (this.#applied === null)
-        this.deps.guard?.set('2 nftables', ['nft', 'delete', 'table', 'inet', this.#table]);
-      this.#applied = script;
-      this.#error = null;
-    } catch (err) {
-      const message = (err as Error).message;
-      if (message !== this.#error)
-        this.deps.log.error({ err: message.slice(0, 2000) }, 'nft transaction failed');
-      this.#error = message;
-    }
+    await this.#nft.apply(this.#script(plan));
   }
 
   /** Open connections per TSA and server, read from conntrack (the kernel path's counters). */
@@ -164,7 +146,7 @@ export class KernelDataPlane implements DataPlane {
     const counters = await readCounters('inet', this.#table);
     if (!counters) {
       // The table is gone (someone deleted it): program it again at the next refresh.
-      if (this.#applied !== null) this.#applied = null;
+      this.#nft.forget();
       return;
     }
     const refused = new Map<number, number>();
@@ -297,11 +279,11 @@ export class KernelDataPlane implements DataPlane {
   }
 
   bindFailures(): BindFailure[] {
-    return this.#error ? this.#wanted.map((l) => ({ ...l, error: this.#error! })) : [];
+    return this.#nft.failures(this.#wanted);
   }
 
   listening(): Listener[] {
-    return this.#error ? [] : [...this.#wanted];
+    return this.#nft.error ? [] : [...this.#wanted];
   }
 
   /**
@@ -311,11 +293,7 @@ export class KernelDataPlane implements DataPlane {
    */
   async stop(release: () => Promise<void>): Promise<void> {
     await release();
-    await nftApply(`delete table inet ${this.#table}\n`).catch((err: Error) =>
-      this.deps.log.warn({ err: err.message }, 'cannot remove the nftables table'),
-    );
-    this.#applied = null;
-    this.deps.guard?.set('2 nftables', null);
+    await this.#nft.remove();
   }
 }
 

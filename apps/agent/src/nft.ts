@@ -1,6 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { MaglevTable } from '@ipfe/engine';
+import type { ForwardingPlan, MaglevTable } from '@ipfe/engine';
+import type { Logger } from 'pino';
+import type { ExitGuard } from './exit-guard.ts';
 
 export const run = promisify(execFile);
 
@@ -75,4 +77,81 @@ export function bucketElements(
     byValues.set(key, text);
   }
   return text;
+}
+
+/**
+ * One table of the agent's own: each change replaces its rules in one transaction, only when the
+ * script differs from the one in force; the exit guard removes it should the agent die outright.
+ */
+export class NftTable {
+  #applied: string | null = null;
+  #error: string | null = null;
+
+  constructor(
+    readonly family: 'inet' | 'netdev',
+    readonly name: string,
+    private readonly log: Logger,
+    private readonly guard: ExitGuard | null = null,
+  ) {}
+
+  /** The last transaction's error, or null when the script in force is the one asked for. */
+  get error(): string | null {
+    return this.#error;
+  }
+
+  get programmed(): boolean {
+    return this.#applied !== null;
+  }
+
+  /** Applies the script unless it is in force already; false when nft refused it. */
+  async apply(script: string): Promise<boolean> {
+    if (script === this.#applied) return true;
+    try {
+      await nftApply(script);
+      if (this.#applied === null)
+        this.guard?.set('2 nftables', ['nft', 'delete', 'table', this.family, this.name]);
+      this.#applied = script;
+      this.#error = null;
+      return true;
+    } catch (err) {
+      const message = (err as Error).message;
+      if (message !== this.#error)
+        this.log.error({ err: message.slice(0, 2000) }, 'nft transaction failed');
+      this.#error = message;
+      return false;
+    }
+  }
+
+  /** The table went from under the agent: the next apply programs it whole. */
+  forget(): void {
+    this.#applied = null;
+  }
+
+  async remove(): Promise<void> {
+    await nftApply(`delete table ${this.family} ${this.name}\n`).catch((err: Error) =>
+      this.log.warn({ err: err.message }, 'cannot remove the nftables table'),
+    );
+    this.#applied = null;
+    this.guard?.set('2 nftables', null);
+  }
+
+  /** What is wanted and cannot be served while nft refuses the rules. */
+  failures<T extends object>(wanted: readonly T[]): (T & { error: string })[] {
+    const error = this.#error;
+    return error ? wanted.map((l) => ({ ...l, error })) : [];
+  }
+}
+
+/** Whether a plan serves other TSAs, or another revision, than the one before. */
+export class ServedPlan {
+  #served = '';
+  #revision = -1;
+
+  changed(plan: ForwardingPlan): boolean {
+    const served = plan.tsas.map((p) => p.tsa).join(',');
+    const changed = served !== this.#served || plan.revision !== this.#revision;
+    this.#served = served;
+    this.#revision = plan.revision;
+    return changed;
+  }
 }
