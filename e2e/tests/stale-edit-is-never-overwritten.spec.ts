@@ -27,6 +27,7 @@ function someoneElseSetsTheWeights(api: ConfigApi, number: unknown, weight: numb
     warnings: undefined,
     owner: undefined,
     activeBindings: undefined,
+    notForwarded: undefined,
   }));
 }
 
