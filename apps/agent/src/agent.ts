@@ -217,8 +217,13 @@ export class Agent {
 
   /** What the kernel data paths forward now: the engine's plan for the TSAs this node serves. */
   #plan(): ForwardingPlan {
+    const tsas = this.#dataPlane.rendersStandby
+      ? (this.#document?.config.targetSets.flatMap((ts) =>
+          [ts.primary.address, ts.secondary?.address ?? ''].filter(Boolean),
+        ) ?? [])
+      : this.#owned.keys();
     return (
-      this.#engine?.plan(this.#owned.keys(), monotonic(), this.#dataPlane.tableSizing) ?? {
+      this.#engine?.plan(tsas, monotonic(), this.#dataPlane.tableSizing) ?? {
         revision: -1,
         reject: 'tcpReset',
         tsas: [],
@@ -445,6 +450,7 @@ export class Agent {
       const gained = [...next.keys()].filter((address) => !this.#owned.has(address));
       this.#owned = next;
       await this.#dataPlane.serve(this.#plan(), {
+        served: [...next.keys()],
         gained,
         mateAlive: this.#ownership.isAlive(this.mate),
         hold: async () => this.#addresses?.hold([...next.keys()]),

@@ -44,6 +44,11 @@ export interface DataPlane {
   /** How big the plan's bucket tables must be for it. */
   readonly tableSizing: TableSizing;
   /**
+   * Whether its plan includes the TSAs this node is standby for: their rules are in place before
+   * a takeover, which then only announces the address.
+   */
+  readonly rendersStandby: boolean;
+  /**
    * Serve exactly this plan. `hold` puts the served TSAs on the interface; each data path calls
    * it where its order needs it. `gained` are the TSAs this node has just taken over.
    */
@@ -64,6 +69,8 @@ export interface DataPlane {
 }
 
 export interface ServeChange {
+  /** The TSAs this node serves now (a plan may hold more: see rendersStandby). */
+  served: string[];
   gained: string[];
   mateAlive: boolean;
   hold(): Promise<void>;
@@ -114,6 +121,7 @@ export class UserspaceDataPlane implements DataPlane {
   readonly kind = 'userspace' as const;
   readonly protocols = ['tcp'] as const;
   readonly tableSizing = 'compact' as const;
+  readonly rendersStandby = false;
   #listeners = new Map<string, { listener: Listener; server: net.Server }>();
   #bindFailures = new Map<
     string,

@@ -89,6 +89,9 @@ export class DirectDataPlane implements DataPlane {
   readonly protocols = ['tcp', 'sctp'] as const;
   /** Established connections without a record (the mate's) go by the table: the engine's size. */
   readonly tableSizing = 'full' as const;
+  /** A standby's tables are loaded before it takes over (65,537 buckets take a while). */
+  readonly rendersStandby = true;
+  #servedTsas = new Set<string>();
   readonly #table: string;
   #wanted: Listener[] = [];
   readonly #nft: NftTable;
@@ -126,12 +129,13 @@ export class DirectDataPlane implements DataPlane {
   /** The rules are in place before the TSAs are announced. */
   async serve(plan: ForwardingPlan, change: ServeChange): Promise<void> {
     const now = this.deps.now();
+    this.#servedTsas = new Set(change.served);
     for (const tsa of change.gained) {
       this.#gainedAt.set(tsa, now);
       for (const key of this.#inserted) if (key.startsWith(`${tsa}|`)) this.#inserted.delete(key);
     }
     // A TSA gained or lost, or a new configuration, is rendered at once; the rest as refreshes are.
-    await this.#render(plan, this.#served.changed(plan));
+    await this.#render(plan, this.#served.changed(plan, change.served));
     await change.hold();
   }
 
@@ -145,7 +149,9 @@ export class DirectDataPlane implements DataPlane {
     if (!force && now - this.#lastRefresh < REFRESH_EVERY_MS) return;
     this.#lastRefresh = now;
     this.#plan = plan;
-    this.#wanted = [...listenersOf(plan, 'tcp'), ...listenersOf(plan, 'sctp')];
+    this.#wanted = [...listenersOf(plan, 'tcp'), ...listenersOf(plan, 'sctp')].filter((l) =>
+      this.#servedTsas.has(l.tsa),
+    );
     this.#reader ??= setInterval(() => void this.#read(), READ_EVERY_MS);
     this.#inserting = [];
     const { script, chains, maps, sets, signatures } = this.#script(plan, now);

@@ -50,6 +50,7 @@ export class KernelDataPlane implements DataPlane {
   readonly protocols = ['tcp'] as const;
   /** conntrack remembers established connections: the table only chooses new ones. */
   readonly tableSizing = 'compact' as const;
+  readonly rendersStandby = false;
   readonly #table: string;
   #wanted: Listener[] = [];
   readonly #nft: NftTable;
@@ -79,7 +80,7 @@ export class KernelDataPlane implements DataPlane {
     if (change.gained.length > 0)
       await this.deps.conntrackSync?.takeOver(change.gained, { mateAlive: change.mateAlive });
     // A TSA gained or lost, or a new configuration, is rendered at once; the rest as refreshes are.
-    await this.#render(plan, this.#served.changed(plan));
+    await this.#render(plan, this.#served.changed(plan, change.served));
     await change.hold();
   }
 

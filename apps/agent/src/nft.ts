@@ -142,13 +142,13 @@ export class NftTable {
   }
 }
 
-/** Whether a plan serves other TSAs, or another revision, than the one before. */
+/** Whether a node serves other TSAs, or another revision, than the last time it was asked. */
 export class ServedPlan {
   #served = '';
   #revision = -1;
 
-  changed(plan: ForwardingPlan): boolean {
-    const served = plan.tsas.map((p) => p.tsa).join(',');
+  changed(plan: ForwardingPlan, tsas: readonly string[]): boolean {
+    const served = tsas.join(',');
     const changed = served !== this.#served || plan.revision !== this.#revision;
     this.#served = served;
     this.#revision = plan.revision;
