@@ -202,13 +202,15 @@ export class DirectDataPlane implements DataPlane {
         name = `b${mapNames.size + 1}_${id}`;
         mapNames.set(table, name);
         maps.add(name);
-        declarations.push(`add map ${t} ${name} { typeof jhash ip saddr mod 2 : meta mark; }`);
+        // `type mark : mark`, looked up by the mark: nft 1.0.6 cannot list a `typeof jhash` map
+        // (it segfaults, and `nft list ruleset` with it).
+        declarations.push(`add map ${t} ${name} { type mark : mark; }`);
         const content = bucketElements(table, targets);
         signatures.set(name, content);
         if (this.#mapContents.get(name) !== content)
           elements.push(`flush map ${t} ${name}`, `add element ${t} ${name} { ${content} }`);
       }
-      return `mod ${table.size} seed ${this.deps.hashSeed} map @${name}`;
+      return { name, modulus: `mod ${table.size} seed ${this.deps.hashSeed}` };
     };
     const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
     this.#forgetExpiredMateFlows(now);
@@ -226,10 +228,15 @@ export class DirectDataPlane implements DataPlane {
       const toServer = p.servers.map((s) => `to_${id}_${this.#serverId(s.address)}`);
       const serverIds = p.servers.map((s) => String(this.#serverId(s.address)));
       // The chosen server's id in the packet's mark, then to its chain.
-      const choose = (chain: string, hash: string, table: MaglevTable) => [
-        `add rule ${t} ${chain} meta mark set jhash ${hash} ${bucketMap(id, table, serverIds)}`,
-        `add rule ${t} ${chain} meta mark vmap { ${serverIds.map((sid, i) => `${sid} : goto ${toServer[i]}`).join(', ')} }`,
-      ];
+      // (The bucket first, then its server through the map.)
+      const choose = (chain: string, hash: string, table: MaglevTable) => {
+        const { name, modulus } = bucketMap(id, table, serverIds);
+        return [
+          `add rule ${t} ${chain} meta mark set jhash ${hash} ${modulus}`,
+          `add rule ${t} ${chain} meta mark set meta mark map @${name}`,
+          `add rule ${t} ${chain} meta mark vmap { ${serverIds.map((sid, i) => `${sid} : goto ${toServer[i]}`).join(', ')} }`,
+        ];
+      };
       p.servers.forEach((s, i) => {
         const name = toServer[i]!;
         const sid = this.#serverId(s.address);
