@@ -116,6 +116,8 @@ export class DirectDataPlane implements DataPlane {
   #shared = new Map<string, { server: string; at: number }>();
   /** The mate's flows, by "TSA|protocol|source|port": where they go, and until when. */
   #mateFlows = new Map<string, { flow: SharedFlow; until: number }>();
+  /** The flows this node held records of at its last read. */
+  #own = new Set<string>();
   /** The mate's flows written into this node's sets since the last takeover. */
   #inserted = new Set<string>();
   /** Those of the script being applied. */
@@ -364,7 +366,10 @@ export class DirectDataPlane implements DataPlane {
     for (const [key, { flow, until }] of this.#mateFlows) {
       const [tsa, protocol, source, sourcePort, server, , port] = flow;
       const sid = ids.get(server);
-      if (tsa !== p.tsa || sid === undefined || this.#inserted.has(key)) continue;
+      // A flow this node recorded itself meanwhile (adopted by the table) keeps its record: nft
+      // 1.0.6 cannot delete an element that may be absent, and one key in two sets is ambiguous.
+      if (tsa !== p.tsa || sid === undefined || this.#inserted.has(key) || this.#own.has(key))
+        continue;
       this.#inserting.push(key);
       const seconds = Math.max(1, Math.ceil((until - now) / 1000));
       const set = `rec_${nftId(p.tsa)}_${sid}`;
@@ -435,6 +440,7 @@ export class DirectDataPlane implements DataPlane {
     const refused = new Map<number, number>();
     const active = new Map<string, number>();
     let connections = 0;
+    const own = new Set<string>();
     const recordsByTsa = await this.records(plan);
     for (const p of plan.tsas) {
       const id = nftId(p.tsa);
@@ -446,6 +452,7 @@ export class DirectDataPlane implements DataPlane {
         this.deps.bytes.set(p.tsa, entry);
       }
       const records = recordsByTsa.get(p.tsa) ?? [];
+      for (const r of records) own.add(flowKey(r.tsa, r.protocol, r.source, r.sourcePort, r.port));
       this.#share(p, records, now);
       for (const s of p.servers) {
         const key = `${p.tsa}|${s.address}`;
@@ -455,6 +462,7 @@ export class DirectDataPlane implements DataPlane {
         connections += n;
       }
     }
+    this.#own = own;
     this.#opened = opened;
     this.#refused = refused;
     this.#active = active;

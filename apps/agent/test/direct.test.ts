@@ -139,7 +139,7 @@ async function startDiameterServers() {
     });
 }
 
-/** The flow records an agent's direct path holds now, read from its nft sets. */
+/** The flows an agent's direct path holds records of now, read from its nft sets. */
 function recordsOf(slot: 'a1' | 'a2'): number {
   const { stdout } = topology.exec(slot, [
     'nft',
