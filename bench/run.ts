@@ -9,7 +9,7 @@ import { meta, PARTS, summary, writeResult, type Part } from './lib/results.ts';
 import type { PartContext } from './parts/context.ts';
 
 const PART_TIMEOUT_MS: Record<Part, number> = {
-  dataplane: 420_000,
+  dataplane: 900_000, // 41 runs of each kind
   sctp: 180_000,
   failover: 480_000, // two paths, 20 trials each
   push: 120_000,
