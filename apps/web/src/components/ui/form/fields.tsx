@@ -1,29 +1,62 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
-import type { UseFormRegisterReturn } from 'react-hook-form';
-import { describedBy, FieldRow, type FieldMessages } from './field-row';
+import { get, useFormState, type UseFormRegisterReturn } from 'react-hook-form';
+import { describedBy, FieldRow } from './field-row';
+import { messageOf } from './form';
 import { MESSAGES } from '@ipfe/schema';
 
-interface BaseFieldProps extends FieldMessages {
+/**
+ * The error the form (the `<Form>` around the field) holds for the field registered as `name`:
+ * the first message of its subtree (a list typed in one box has one per item), worded by `word`
+ * when given; else the own message of `alsoOf` (the list whose first item the field is).
+ */
+export function useFieldError(
+  name: string,
+  { alsoOf, word }: { alsoOf?: string; word?: (error: unknown) => string | undefined } = {},
+): string | undefined {
+  const { errors } = useFormState({ name: alsoOf ? [name, alsoOf] : name });
+  const own: unknown = get(errors, name);
+  const message = word ? word(own) : messageOf(own);
+  if (message || !alsoOf) return message;
+  const list = get(errors, alsoOf) as { message?: unknown } | undefined;
+  return typeof list?.message === 'string' && list.message ? list.message : undefined;
+}
+
+interface BaseFieldProps {
   label: ReactNode;
+  /** The field's registration: its error is the form's, at this name (see `useFieldError`). */
   registration: UseFormRegisterReturn;
+  /** A warning: the save is allowed, the operator should know. */
+  warning?: string | undefined;
+  /** The source GUI's "Data Input Notes": format, range, default. */
+  help?: ReactNode;
   required?: boolean;
+  /** Another path whose own message shows here when the field has none (the list it heads). */
+  errorAlsoOf?: string;
 }
 
 type InputFieldProps = BaseFieldProps &
-  Omit<InputHTMLAttributes<HTMLInputElement>, keyof UseFormRegisterReturn | 'id'>;
+  Omit<InputHTMLAttributes<HTMLInputElement>, keyof UseFormRegisterReturn | 'id'> & {
+    /**
+     * What a live check outside the form's validation finds (it follows other fields as they
+     * change): shown as the error where the form holds none for this field.
+     */
+    liveError?: string | null | undefined;
+  };
 
 /** A text or number box with its label, error, warning and input notes. */
 export function InputField({
   label,
   registration,
-  error,
   warning,
   help,
   required,
   className,
+  errorAlsoOf,
+  liveError,
   ...props
 }: InputFieldProps) {
   const id = useId();
+  const error = useFieldError(registration.name, { alsoOf: errorAlsoOf }) ?? liveError ?? undefined;
   return (
     <FieldRow id={id} label={label} error={error} warning={warning} help={help} required={required}>
       <input
@@ -33,6 +66,38 @@ export function InputField({
         aria-required={required || undefined}
         aria-describedby={describedBy(id, { error, warning, help })}
         {...props}
+        {...registration}
+      />
+    </FieldRow>
+  );
+}
+
+type TextAreaFieldProps = BaseFieldProps & {
+  rows?: number;
+  /** Words the form's errors under the field's name (a message per line, say). */
+  wordError?: (error: unknown) => string | undefined;
+};
+
+/** A text area with its label, error, warning and input notes. */
+export function TextAreaField({
+  label,
+  registration,
+  warning,
+  help,
+  required,
+  rows,
+  wordError,
+}: TextAreaFieldProps) {
+  const id = useId();
+  const error = useFieldError(registration.name, { word: wordError });
+  return (
+    <FieldRow id={id} label={label} error={error} warning={warning} help={help} required={required}>
+      <textarea
+        id={id}
+        className="input"
+        rows={rows}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, { error, warning, help })}
         {...registration}
       />
     </FieldRow>
@@ -55,13 +120,14 @@ export function SelectField({
   label,
   registration,
   options,
-  error,
   warning,
   help,
   required,
+  errorAlsoOf,
   ...props
 }: SelectFieldProps) {
   const id = useId();
+  const error = useFieldError(registration.name, { alsoOf: errorAlsoOf });
   return (
     <FieldRow id={id} label={label} error={error} warning={warning} help={help} required={required}>
       <select
@@ -82,20 +148,25 @@ export function SelectField({
   );
 }
 
-/** Radio buttons: the row's label names the group. `note` explains the disabled choices. */
+/**
+ * Radio buttons: the row's label names the group. `note` explains the disabled choices. A group
+ * that is disabled as a whole shows no error: an error never sits on what cannot be corrected.
+ */
 export function RadioGroupField({
   label,
   registration,
   options,
-  error,
   warning,
   help,
   required,
   disabled,
   note,
+  errorAlsoOf,
 }: BaseFieldProps & { options: Choice[]; disabled?: boolean; note?: ReactNode }) {
   const id = useId();
   const noteId = `${id}-note`;
+  const formError = useFieldError(registration.name, { alsoOf: errorAlsoOf });
+  const error = disabled ? undefined : formError;
   return (
     <FieldRow
       id={id}
@@ -143,12 +214,12 @@ export function RadioGroupField({
 export function CheckboxField({
   label,
   registration,
-  error,
   warning,
   help,
   text,
 }: BaseFieldProps & { text?: string }) {
   const id = useId();
+  const error = useFieldError(registration.name);
   return (
     <FieldRow id={id} label={label} error={error} warning={warning} help={help}>
       <span className="checkbox">
@@ -198,25 +269,16 @@ export function ReadOnlyField({
 export function NameField({
   existing,
   registration,
-  error,
   help,
 }: {
   /** The saved name on Edit; null on Insert. */
   existing: string | null;
   registration: UseFormRegisterReturn;
-  error?: string;
   help: ReactNode;
 }) {
   return existing !== null ? (
     <ReadOnlyField label="Name" value={existing} help={MESSAGES.readOnly} />
   ) : (
-    <InputField
-      label="Name"
-      required
-      autoComplete="off"
-      registration={registration}
-      error={error}
-      help={help}
-    />
+    <InputField label="Name" required autoComplete="off" registration={registration} help={help} />
   );
 }

@@ -80,7 +80,7 @@ function ThingForm({
   onReload: () => void;
 }) {
   const form = useSchemaForm({ schema, defaultValues: loaded.data });
-  const { errors, isSubmitting } = useFormState({ control: form.control });
+  const { isSubmitting } = useFormState({ control: form.control });
   const { onSubmit, outcome, intent } = useSave({
     form,
     save,
@@ -98,16 +98,11 @@ function ThingForm({
   return (
     <Form form={form} onSubmit={onSubmit} label="Thing">
       <SaveFeedback outcome={outcome} onReload={onReload} />
-      <InputField
-        label="Description"
-        registration={form.register('description')}
-        error={errors.description?.message}
-      />
+      <InputField label="Description" registration={form.register('description')} />
       <InputField
         label="Delete Age (s)"
         type="number"
         registration={form.register('deleteAge', { valueAsNumber: true })}
-        error={errors.deleteAge?.message}
       />
       <RadioGroupField
         label="Protocols"

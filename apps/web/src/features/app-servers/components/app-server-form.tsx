@@ -68,7 +68,7 @@ export function AppServerForm({
   onReload: () => void;
 }) {
   const form = useSchemaForm({ schema, defaultValues: valuesOf(server) });
-  const { errors, isSubmitting } = useFormState({ control: form.control });
+  const { isSubmitting } = useFormState({ control: form.control });
   const { onSubmit, outcome, intent } = useSave({
     form,
     save,
@@ -89,8 +89,6 @@ export function AppServerForm({
       };
     },
   });
-  const addressErrors = errors.addresses as
-    ({ message?: string } & Record<number, { message?: string } | undefined>) | undefined;
   return (
     <Form form={form} onSubmit={onSubmit} label="Application server" className="entity-form">
       <SaveFeedback outcome={outcome} onReload={onReload} />
@@ -99,7 +97,6 @@ export function AppServerForm({
           <NameField
             existing={server?.name ?? null}
             registration={form.register('name')}
-            error={errors.name?.message}
             help={`Unique, hostname-like: ${APP_SERVER_NAME_LENGTH.min}–${APP_SERVER_NAME_LENGTH.max} letters, digits, '-' and '.'`}
           />
           <InputField
@@ -107,14 +104,13 @@ export function AppServerForm({
             required
             autoComplete="off"
             registration={form.register('addresses.0')}
-            error={addressErrors?.[0]?.message ?? addressErrors?.message}
+            errorAlsoOf="addresses"
             help="IPv4 or IPv6 address on an XSI network, unique across all servers"
           />
           <InputField
             label="Secondary address"
             autoComplete="off"
             registration={form.register('addresses.1')}
-            error={addressErrors?.[1]?.message}
             help="Optional: a second address for SCTP multihoming (used as a Target Set's secondary IP address)"
           />
           <ReadOnlyField

@@ -19,7 +19,7 @@ export function LoginForm({ onSuccess }: { onSuccess: (user: SessionUser) => voi
     schema: loginSchema,
     defaultValues: { username: '', password: '' },
   });
-  const { errors, isSubmitting } = useFormState({ control: form.control });
+  const { isSubmitting } = useFormState({ control: form.control });
   return (
     <Form
       form={form}
@@ -40,14 +40,12 @@ export function LoginForm({ onSuccess }: { onSuccess: (user: SessionUser) => voi
           label="User name"
           autoComplete="username"
           registration={form.register('username')}
-          error={errors.username?.message}
         />
         <InputField
           label="Password"
           type="password"
           autoComplete="current-password"
           registration={form.register('password')}
-          error={errors.password?.message}
         />
       </div>
       <div className="form-actions">

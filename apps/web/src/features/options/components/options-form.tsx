@@ -16,16 +16,16 @@ import {
   type OptionsInput,
   type TCP_REJECT_OPTIONS,
 } from '@ipfe/schema';
-import { useFormState } from 'react-hook-form';
+import { useFormContext } from 'react-hook-form';
 import {
   Form,
   FieldMessage,
   formSchema,
   InputField,
-  messageOf,
   RadioGroupField,
   SaveFeedback,
   outcomeOfError,
+  useFieldError,
   useSchemaForm,
   type SaveOutcome,
 } from '@/components/ui/form';
@@ -101,6 +101,64 @@ export function placeOptionsIssue(path: string): string | null {
 
 const num = { valueAsNumber: true } as const;
 
+/** One IPFE node of the IPFE Addresses table: its address and agent port, with their errors. */
+function IpfeRow({
+  slot,
+  tableId,
+  locked,
+}: {
+  slot: IpfeSlot;
+  tableId: string;
+  /** The Target Sets whose Active IPFE the slot is: its address is then read-only. */
+  locked: number[] | undefined;
+}) {
+  const { register } = useFormContext<OptionsFormValues>();
+  const addressError = useFieldError(`ipfe.${slot}.address`);
+  const portError = useFieldError(`ipfe.${slot}.agentPort`);
+  const addressId = `${tableId}-${slot}-address`;
+  const portId = `${tableId}-${slot}-port`;
+  return (
+    <tr>
+      <th scope="row">IPFE {slot}</th>
+      <td>
+        <input
+          id={addressId}
+          className="input"
+          aria-label={`IPFE ${slot} address`}
+          placeholder="not configured"
+          readOnly={Boolean(locked)}
+          aria-invalid={addressError ? true : undefined}
+          aria-describedby={
+            [addressError && `${addressId}-error`, locked && `${addressId}-locked`]
+              .filter(Boolean)
+              .join(' ') || undefined
+          }
+          {...register(`ipfe.${slot}.address`)}
+        />
+        <FieldMessage id={addressId} error={addressError} />
+        {locked && (
+          <p className="field-note" id={`${addressId}-locked`}>
+            {MESSAGES.readOnly}: Active IPFE of Target Set {locked.join(', ')}
+          </p>
+        )}
+      </td>
+      <td>
+        <input
+          id={portId}
+          className="input input-narrow"
+          type="number"
+          aria-label={`IPFE ${slot} agent port`}
+          aria-invalid={portError ? true : undefined}
+          aria-describedby={portError ? `${portId}-error` : undefined}
+          {...register(`ipfe.${slot}.agentPort`, num)}
+        />
+        <FieldMessage id={portId} error={portError} />
+      </td>
+      <td>IPFE {MATE_OF[slot]}</td>
+    </tr>
+  );
+}
+
 export function OptionsForm({
   options,
   etag,
@@ -117,7 +175,6 @@ export function OptionsForm({
   onReload: () => void;
 }) {
   const form = useSchemaForm({ schema, defaultValues: toFormValues(options) });
-  const { errors } = useFormState({ control: form.control });
   const update = useUpdateOptions();
   const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
   const [currentEtag, setCurrentEtag] = useState(etag);
@@ -155,53 +212,9 @@ export function OptionsForm({
               </tr>
             </thead>
             <tbody>
-              {IPFE_SLOTS.map((slot) => {
-                const locked = lockedSlots[slot];
-                const addressError = errors.ipfe?.[slot]?.address?.message;
-                const portError = errors.ipfe?.[slot]?.agentPort?.message;
-                const addressId = `${tableId}-${slot}-address`;
-                const portId = `${tableId}-${slot}-port`;
-                return (
-                  <tr key={slot}>
-                    <th scope="row">IPFE {slot}</th>
-                    <td>
-                      <input
-                        id={addressId}
-                        className="input"
-                        aria-label={`IPFE ${slot} address`}
-                        placeholder="not configured"
-                        readOnly={Boolean(locked)}
-                        aria-invalid={addressError ? true : undefined}
-                        aria-describedby={
-                          [addressError && `${addressId}-error`, locked && `${addressId}-locked`]
-                            .filter(Boolean)
-                            .join(' ') || undefined
-                        }
-                        {...register(`ipfe.${slot}.address`)}
-                      />
-                      <FieldMessage id={addressId} error={addressError} />
-                      {locked && (
-                        <p className="field-note" id={`${addressId}-locked`}>
-                          {MESSAGES.readOnly}: Active IPFE of Target Set {locked.join(', ')}
-                        </p>
-                      )}
-                    </td>
-                    <td>
-                      <input
-                        id={portId}
-                        className="input input-narrow"
-                        type="number"
-                        aria-label={`IPFE ${slot} agent port`}
-                        aria-invalid={portError ? true : undefined}
-                        aria-describedby={portError ? `${portId}-error` : undefined}
-                        {...register(`ipfe.${slot}.agentPort`, num)}
-                      />
-                      <FieldMessage id={portId} error={portError} />
-                    </td>
-                    <td>IPFE {MATE_OF[slot]}</td>
-                  </tr>
-                );
-              })}
+              {IPFE_SLOTS.map((slot) => (
+                <IpfeRow key={slot} slot={slot} tableId={tableId} locked={lockedSlots[slot]} />
+              ))}
             </tbody>
           </table>
           <p className="section-text" id={`${tableId}-note`}>
@@ -218,7 +231,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('mateHeartbeatPort', num)}
-              error={errors.mateHeartbeatPort?.message}
               help="UDP port on which mates beacon each other. Range: 1–65535. Default: 19041"
             />
             <InputField
@@ -226,7 +238,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('mateIntervalMs', num)}
-              error={errors.mateIntervalMs?.message}
               help={`Beacon period. Range: ${MATE_INTERVAL_MS.min}–${MATE_INTERVAL_MS.max}. Default: ${MATE_INTERVAL_MS.default}`}
             />
             <InputField
@@ -234,7 +245,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('mateTimeoutMs', num)}
-              error={errors.mateTimeoutMs?.message}
               help={`Silence after which the mate is dead and its addresses are taken over. Range: ${MATE_TIMEOUT_MS.min}–${MATE_TIMEOUT_MS.max}, at least 3 × the beacon interval. Default: ${MATE_TIMEOUT_MS.default}`}
             />
           </div>
@@ -249,14 +259,12 @@ export function OptionsForm({
                 { value: 'tcpReset', label: 'TCP reset' },
                 { value: 'drop', label: 'Drop' },
               ]}
-              error={errors.tcpRejectOption?.message}
               help="What a client connection gets when no server can take it: a reset, or a plain close. Default: TCP reset"
             />
             <InputField
               label="Forwarded ports"
               required
               registration={register('forwardedPorts')}
-              error={messageOf(errors.forwardedPorts)}
               help="TCP ports every Target Set address accepts connections on, separated by commas. 1–32 unique ports. Default: 3868 (Diameter)"
             />
           </div>
@@ -272,7 +280,6 @@ export function OptionsForm({
                 { value: 'tcpConnectOnly', label: 'TCP connect only' },
                 { value: 'disabled', label: 'Disabled' },
               ]}
-              error={errors.monitorProtocol?.message}
               help="Heartbeat: servers send load heartbeats on the monitoring connection (needed by Least Load). TCP connect only: a server that accepts the connection is available. Disabled: every server is available. Default: Heartbeat"
             />
             <InputField
@@ -280,7 +287,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('monitoringPort', num)}
-              error={errors.monitoringPort?.message}
               help="Where application servers listen for the monitoring connection. Range: 1–65535. Default: 9675"
             />
             <InputField
@@ -288,7 +294,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('connectTimeoutS', num)}
-              error={errors.connectTimeoutS?.message}
               help={`No heartbeat (or no connect) for this long marks a server offline. Range: ${CONNECT_TIMEOUT_S.min}–${CONNECT_TIMEOUT_S.max}. Default: ${CONNECT_TIMEOUT_S.default}`}
             />
             <InputField
@@ -296,7 +301,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('connectTryIntervalS', num)}
-              error={errors.connectTryIntervalS?.message}
               help={`How often a lost monitoring connection is retried. Range: ${CONNECT_TRY_INTERVAL_S.min}–${CONNECT_TRY_INTERVAL_S.max}. Default: ${CONNECT_TRY_INTERVAL_S.default}`}
             />
           </div>
@@ -309,7 +313,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('leastLoadThreshold', num)}
-              error={errors.leastLoadThreshold?.message}
               help={`Below this rate on a Target Set, Least Load reverts to weighted round-robin. Range: ${LEAST_LOAD_THRESHOLD.min}–${LEAST_LOAD_THRESHOLD.max.toLocaleString('en-US')}. Default: ${LEAST_LOAD_THRESHOLD.default}`}
             />
             <InputField
@@ -317,7 +320,6 @@ export function OptionsForm({
               type="number"
               required
               registration={register('imbalanceThresholdPct', num)}
-              error={errors.imbalanceThresholdPct?.message}
               help={`A server whose share of new connections deviates from its expected share by more than this raises "Out of Balance". Range: ${IMBALANCE_THRESHOLD_PCT.min}–${IMBALANCE_THRESHOLD_PCT.max}. Default: ${IMBALANCE_THRESHOLD_PCT.default}`}
             />
           </div>

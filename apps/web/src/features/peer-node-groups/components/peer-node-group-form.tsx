@@ -4,16 +4,14 @@ import {
   peerNodeGroupSchema,
   type PeerNodeGroup,
 } from '@ipfe/schema';
-import { useId } from 'react';
 import { useFormState } from 'react-hook-form';
 import {
-  describedBy,
-  FieldRow,
   Form,
   FormActions,
   formSchema,
   NameField,
   SaveFeedback,
+  TextAreaField,
   useSave,
   useSchemaForm,
 } from '@/components/ui/form';
@@ -70,8 +68,7 @@ export function PeerNodeGroupForm({
     members: g?.members.join('\n') ?? '',
   });
   const form = useSchemaForm({ schema, defaultValues: valuesOf(group) });
-  const { errors, isSubmitting } = useFormState({ control: form.control });
-  const id = useId();
+  const { isSubmitting } = useFormState({ control: form.control });
   const { onSubmit, outcome, intent } = useSave({
     form,
     save,
@@ -92,7 +89,6 @@ export function PeerNodeGroupForm({
       };
     },
   });
-  const membersError = memberMessages(errors.members, membersOf(form.getValues('members')));
   const help = `IPv4 or IPv6 addresses or CIDRs, one per line; ${PEER_NODE_GROUP_MEMBERS.min}–${PEER_NODE_GROUP_MEMBERS.max} members. A connection belongs to the first group (by name) with a member matching its source address.`;
   return (
     <Form form={form} onSubmit={onSubmit} label="Peer node group" className="entity-form">
@@ -102,19 +98,16 @@ export function PeerNodeGroupForm({
           <NameField
             existing={group?.name ?? null}
             registration={form.register('name')}
-            error={errors.name?.message}
             help={`Unique name: ${NAME_LENGTH.min}–${NAME_LENGTH.max} letters, digits, '-' or '_'`}
           />
-          <FieldRow id={id} label="Members" required error={membersError} help={help}>
-            <textarea
-              id={id}
-              className="input"
-              rows={6}
-              aria-invalid={membersError ? true : undefined}
-              aria-describedby={describedBy(id, { error: membersError, help })}
-              {...form.register('members')}
-            />
-          </FieldRow>
+          <TextAreaField
+            label="Members"
+            required
+            rows={6}
+            registration={form.register('members')}
+            wordError={(error) => memberMessages(error, membersOf(form.getValues('members')))}
+            help={help}
+          />
         </div>
       </Section>
       <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />

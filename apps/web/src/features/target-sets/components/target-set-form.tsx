@@ -92,7 +92,7 @@ export function TargetSetForm({
     arrayFields: ['servers'],
   });
   const { register, control, setValue, trigger } = form;
-  const { errors, isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
+  const { isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
   const values = useWatch({ control }) as TargetSetFormValues;
 
   const live = useMemo(() => checkInContext(values, context), [values, context]);
@@ -230,7 +230,6 @@ export function TargetSetForm({
               required
               registration={register('number', num)}
               options={numbers.map((n) => ({ value: String(n), label: String(n) }))}
-              error={errors.number?.message}
               warning={numberNote}
               help="Unique ID identifying the Target Set. Format: pull-down of the unused numbers, 1–32. Default: the lowest unused"
             />
@@ -248,19 +247,16 @@ export function TargetSetForm({
               { value: 'sctp', label: 'SCTP only' },
               { value: 'both', label: 'Both TCP and SCTP' },
             ]}
-            error={errors.protocols?.message}
             help="A Target Set can support SCTP, TCP, or both. Default: Both TCP and SCTP"
           />
           <CheckboxField
             label="Disable"
             registration={register('disabled')}
-            error={errors.disabled?.message}
             help="Disable this Target Set, but keep it in the configuration: no IPFE serves it."
           />
           <CheckboxField
             label="Initiator Connection Support"
             registration={register('initiatorSupport')}
-            error={errors.initiatorSupport?.message}
             help="Connections initiated by application servers from the Target Set address, with incoming packets routed back to the originating server by port. Default: off"
           />
           <InputField
@@ -268,7 +264,6 @@ export function TargetSetForm({
             type="number"
             required
             registration={register('deleteAgeSeconds', num)}
-            error={errors.deleteAgeSeconds?.message}
             warning={warningAt('deleteAgeSeconds')}
             help={`Connections idle this long are dropped. Range: ${DELETE_AGE_S.min}–${DELETE_AGE_S.max.toLocaleString('en-US')}. Default: ${DELETE_AGE_S.default}. It is inadvisable to go below the default; long SCTP heartbeat intervals may need more.`}
           />
@@ -283,7 +278,6 @@ export function TargetSetForm({
               { value: 'hash', label: 'Hash' },
               { value: 'leastLoad', label: 'Least Load' },
             ]}
-            error={errors.algorithm?.message}
             help="Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat). Default: Least Load"
           />
         </div>
@@ -306,7 +300,6 @@ export function TargetSetForm({
             type="number"
             required
             registration={register('leastLoad.mpsFactor', num)}
-            error={errors.leastLoad?.mpsFactor?.message}
             help={`Factor Fm in the load equation L = (Fm·m/mtotal + Fc·c/ctotal)·Whigh/w. Range: ${FACTOR.min}–${FACTOR.max}. Default: ${FACTOR.default}`}
           />
           <InputField
@@ -318,7 +311,6 @@ export function TargetSetForm({
               // Fm = Fc = 0 is reported on Fm: check it again when Fc changes.
               deps: ['leastLoad.mpsFactor'],
             })}
-            error={errors.leastLoad?.connectionCountFactor?.message}
             help={`Factor Fc in the load equation. Range: ${FACTOR.min}–${FACTOR.max}. Default: ${FACTOR.default}. With Least Load, Fm + Fc is normalized to 100 on commit; with Hash both are kept as typed.`}
           />
           <FieldRow id="normalized-factors" label="Saved as (Fm / Fc)" labelFor={false}>
@@ -337,13 +329,11 @@ export function TargetSetForm({
             type="number"
             required
             registration={register('leastLoad.allowedDeviation', num)}
-            error={errors.leastLoad?.allowedDeviation?.message}
             help={`Points of load within which servers count as equally loaded and share new connections by weighted round-robin. Range: ${ALLOWED_DEVIATION.min}–${ALLOWED_DEVIATION.max}. Default: ${ALLOWED_DEVIATION.default}`}
           />
           <CheckboxField
             label="Peer Node Aware Least Load"
             registration={register('leastLoad.peerNodeAware')}
-            error={errors.leastLoad?.peerNodeAware?.message}
             help="Spread the connections of one Peer Node Group across the servers, for redundancy. Default: on"
           />
           <InputField
@@ -351,7 +341,6 @@ export function TargetSetForm({
             type="number"
             required
             registration={register('leastLoad.peerNodeThreshold', num)}
-            error={errors.leastLoad?.peerNodeThreshold?.message}
             help={`D: servers whose group count exceeds the lowest by D or more are passed over; 0 turns the group filter off. Range: ${PEER_NODE_THRESHOLD.min}–${PEER_NODE_THRESHOLD.max}. Default: ${PEER_NODE_THRESHOLD.default}`}
           />
         </div>
@@ -365,7 +354,6 @@ export function TargetSetForm({
             autoComplete="off"
             placeholder={family === 'ipv4' ? '192.0.2.10' : '2001:db8::10'}
             registration={register('primary.address')}
-            error={errors.primary?.address?.message}
             warning={warningAt('primary.address')}
             help={`Public ${familyLabel(family)} address presented to the outside world (the Target Set Address). Must be on an XSI network. Do not edit if in use by a local node.`}
           />
@@ -374,7 +362,6 @@ export function TargetSetForm({
             registration={register('primary.activeIpfe')}
             options={slotChoices}
             note={slotNote}
-            error={errors.primary?.activeIpfe?.message}
             help="The IPFE that primarily handles traffic for this address; if it fails, its mate takes over (A1↔A2, B1↔B2)."
           />
           <ReadOnlyField
@@ -391,7 +378,7 @@ export function TargetSetForm({
             label="Secondary Address"
             autoComplete="off"
             registration={register('secondary.address')}
-            error={errors.secondary?.address?.message ?? secondaryNote ?? undefined}
+            liveError={secondaryNote}
             help="Optional. For SCTP, a failover address of the association; for TCP, an independent address. When set, every IP List row needs a Secondary IP Address."
           />
           <RadioGroupField
@@ -400,7 +387,6 @@ export function TargetSetForm({
             options={slotChoices}
             disabled={!hasSecondary}
             note={hasSecondary ? slotNote : 'Set a Secondary Address first.'}
-            error={hasSecondary ? errors.secondary?.activeIpfe?.message : undefined}
             warning={warningAt('secondary.activeIpfe')}
             help="Should complement the Active IPFE, to give SCTP dual-homed traffic an alternative path."
           />

@@ -62,7 +62,7 @@ export function UserForm({
     schema: user ? editSchema : insertSchema,
     defaultValues: { name: user?.name ?? '', password: '', role: user?.role ?? 'viewer' },
   });
-  const { errors, isSubmitting } = useFormState({ control: form.control });
+  const { isSubmitting } = useFormState({ control: form.control });
   const { onSubmit, outcome, intent } = useSave({
     form,
     save,
@@ -91,7 +91,6 @@ export function UserForm({
               required
               autoComplete="off"
               registration={form.register('name')}
-              error={errors.name?.message}
               help="1–32 letters, digits, '.', '-' or '_'"
             />
           )}
@@ -101,14 +100,12 @@ export function UserForm({
             required={!user}
             autoComplete="new-password"
             registration={form.register('password')}
-            error={errors.password?.message}
             help={user ? 'Leave empty to keep the current password.' : 'At least 8 characters.'}
           />
           <RadioGroupField
             label="Role"
             registration={form.register('role')}
             options={ROLES}
-            error={errors.role?.message}
             help="The last admin cannot lose the admin role."
           />
         </div>

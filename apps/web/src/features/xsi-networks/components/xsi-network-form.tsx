@@ -42,7 +42,7 @@ export function XsiNetworkForm({
     schema,
     defaultValues: network ?? { name: '', cidr: '' },
   });
-  const { errors, isSubmitting } = useFormState({ control: form.control });
+  const { isSubmitting } = useFormState({ control: form.control });
   const { onSubmit, outcome, intent } = useSave({
     form,
     save,
@@ -71,7 +71,6 @@ export function XsiNetworkForm({
           <NameField
             existing={network?.name ?? null}
             registration={form.register('name')}
-            error={errors.name?.message}
             help={`Unique name: ${NAME_LENGTH.min}–${NAME_LENGTH.max} letters, digits, '-' or '_'`}
           />
           <InputField
@@ -80,7 +79,6 @@ export function XsiNetworkForm({
             autoComplete="off"
             placeholder="192.0.2.0/24"
             registration={form.register('cidr')}
-            error={errors.cidr?.message}
             help={`IPv4 or IPv6 network in CIDR notation, host bits zero. Networks may not overlap; up to ${XSI_NETWORKS_MAX}. Every Target Set address and application server address must lie on one.`}
           />
         </div>
