@@ -10,12 +10,19 @@ import type {
 import { listenersOf } from './data-plane.ts';
 import type { ExitGuard } from './exit-guard.ts';
 import type { SharedFlow } from './mate-link.ts';
-import { bucketElements, NftTable, nftId, readCounters, run, ServedPlan } from './nft.ts';
+import {
+  bucketElements,
+  NftTable,
+  nextReadAt,
+  nftId,
+  readCounters,
+  run,
+  ServedPlan,
+} from './nft.ts';
 
 const REFRESH_EVERY_MS = 250;
-/** How often the records are read: for the counts, and to tell the mate of new flows. */
-const READ_EVERY_MS = 250;
-const READ_BUDGET_FACTOR = 20;
+/** How often the records are read (for the counts, and to tell the mate of new flows): listing them costs in proportion to their number. */
+const RECORD_READS = { everyMs: 250, shareOfCore: 0.05 };
 /**
  * How long after taking a TSA over this node adopts flows it has no record of (by the stateless
  * table): the mate tells of every flow within a read interval, so only those it opened just
@@ -154,7 +161,7 @@ export class DirectDataPlane implements DataPlane {
     this.#wanted = [...listenersOf(plan, 'tcp'), ...listenersOf(plan, 'sctp')].filter((l) =>
       this.#servedTsas.has(l.tsa),
     );
-    this.#reader ??= setInterval(() => void this.#read(), READ_EVERY_MS);
+    this.#reader ??= setInterval(() => void this.#read(), RECORD_READS.everyMs);
     this.#inserting = [];
     const { script, chains, maps, sets, signatures } = this.#script(plan, now);
     if (await this.#nft.apply(script)) {
@@ -400,8 +407,7 @@ export class DirectDataPlane implements DataPlane {
       await this.#count(now);
     } finally {
       this.#reading = false;
-      // Listing the records costs in proportion to their number: at most 5 % of a core.
-      this.#nextCount = now + Math.max(READ_EVERY_MS, READ_BUDGET_FACTOR * (this.deps.now() - now));
+      this.#nextCount = nextReadAt(now, this.deps.now(), RECORD_READS);
     }
   }
 

@@ -12,11 +12,19 @@ import type {
 } from './data-plane.ts';
 import { listenersOf } from './data-plane.ts';
 import type { ExitGuard } from './exit-guard.ts';
-import { bucketElements, NftTable, nftId, readCounters, run, ServedPlan } from './nft.ts';
+import {
+  bucketElements,
+  NftTable,
+  nextReadAt,
+  nftId,
+  readCounters,
+  run,
+  ServedPlan,
+} from './nft.ts';
 
 const REFRESH_EVERY_MS = 500;
-const COUNT_EVERY_MS = 1000;
-const COUNT_BUDGET_FACTOR = 50;
+/** Listing conntrack costs in proportion to its entries (TIME_WAIT ones too, two minutes of them at a high connection rate). */
+const COUNT_READS = { everyMs: 1000, shareOfCore: 0.02 };
 
 export interface KernelDeps {
   slot: string;
@@ -104,11 +112,7 @@ export class KernelDataPlane implements DataPlane {
     if (now >= this.#nextCount) {
       await this.#readCounters();
       await this.#countFlows();
-      // Listing conntrack costs in proportion to its entries (TIME_WAIT ones too, two minutes of
-      // them at a high connection rate): it may take at most 2 % of a core, so it waits 50 times
-      // as long as it took, and at least a second.
-      const took = this.deps.now() - now;
-      this.#nextCount = now + Math.max(COUNT_EVERY_MS, COUNT_BUDGET_FACTOR * took);
+      this.#nextCount = nextReadAt(now, this.deps.now(), COUNT_READS);
     }
     await this.#nft.apply(this.#script(plan));
   }

@@ -36,6 +36,19 @@ export function nftApply(script: string): Promise<void> {
 }
 
 /** The name part of a TSA's nft objects (letters, digits, underscores). */
+/**
+ * When a periodic read of the kernel's tables (counters, records, conntrack) may run again: its
+ * cost grows with the entries, so it takes at most `shareOfCore` of a core, and waits at least
+ * `everyMs`.
+ */
+export function nextReadAt(
+  startedAt: number,
+  finishedAt: number,
+  { everyMs, shareOfCore }: { everyMs: number; shareOfCore: number },
+): number {
+  return startedAt + Math.max(everyMs, (finishedAt - startedAt) / shareOfCore);
+}
+
 export const nftId = (address: string) => address.replace(/[.:]/g, '_');
 
 export interface NftCounter {
