@@ -1,0 +1,106 @@
+import type { AgentAlarm, IpfeSlot } from '@ipfe/schema';
+import type {
+  AgentSyncRepository,
+  AlarmRecord,
+  NewAlarm,
+} from '../repositories/agent-sync-repository.ts';
+
+/** The OAM's own alarm about an agent it cannot reach. */
+export const UNREACHABLE_ALARM = {
+  code: 5101,
+  name: 'IPFE Unreachable',
+  severity: 'major',
+} as const;
+
+/** What to write to the alarm log: alarms to clear (with when) and alarms to raise. */
+interface AlarmChanges {
+  clear: { id: number; clearedAt: string }[];
+  raise: NewAlarm[];
+}
+
+type AlarmKey = Pick<AgentAlarm, 'code' | 'targetSet' | 'server' | 'raisedAt'>;
+const keyOf = (a: AlarmKey) => `${a.code}|${a.targetSet ?? ''}|${a.server ?? ''}|${a.raisedAt}`;
+
+/**
+ * An agent answered: the slot's active alarms become those it reports. One it no longer reports
+ * is cleared when the agent's history says (else now); the unreachable alarm clears, being
+ * answered.
+ */
+function reportedChanges(
+  slot: IpfeSlot,
+  stored: readonly AlarmRecord[],
+  report: { alarms: readonly AgentAlarm[]; alarmHistory: readonly AgentAlarm[] },
+  now: string,
+): AlarmChanges {
+  const reported = new Set(report.alarms.map(keyOf));
+  const storedKeys = new Set(stored.map(keyOf));
+  const clear = stored.flatMap((alarm) => {
+    if (alarm.code === UNREACHABLE_ALARM.code) return [{ id: alarm.id, clearedAt: now }];
+    if (reported.has(keyOf(alarm))) return [];
+    const history = report.alarmHistory.find((h) => keyOf(h) === keyOf(alarm));
+    return [{ id: alarm.id, clearedAt: history?.clearedAt ?? now }];
+  });
+  const raise = report.alarms
+    .filter((alarm) => !storedKeys.has(keyOf(alarm)))
+    .map(({ code, name, severity, targetSet, server, text, raisedAt }) => ({
+      slot,
+      code,
+      name,
+      severity,
+      targetSet,
+      server,
+      text,
+      raisedAt,
+    }));
+  return { clear, raise };
+}
+
+/**
+ * An agent stopped answering: what it reported can no longer be known, so its alarms clear, and
+ * the unreachable alarm is raised once.
+ */
+function unreachableChanges(
+  slot: IpfeSlot,
+  stored: readonly AlarmRecord[],
+  error: string,
+  now: string,
+): AlarmChanges {
+  const clear = stored
+    .filter((a) => a.code !== UNREACHABLE_ALARM.code)
+    .map((a) => ({ id: a.id, clearedAt: now }));
+  const raised = stored.some((a) => a.code === UNREACHABLE_ALARM.code);
+  const raise = raised
+    ? []
+    : [
+        {
+          slot,
+          ...UNREACHABLE_ALARM,
+          targetSet: null,
+          server: null,
+          text: `IPFE ${slot} does not answer (${error})`,
+          raisedAt: now,
+        },
+      ];
+  return { clear, raise };
+}
+
+/** Mirrors what the agents report into the OAM's alarm log (SPEC §4.6). */
+export class AlarmMirror {
+  constructor(private readonly repository: AgentSyncRepository) {}
+
+  reported(slot: IpfeSlot, report: Parameters<typeof reportedChanges>[2], now: string): void {
+    this.#write((stored) => reportedChanges(slot, stored, report, now), slot);
+  }
+
+  unreachable(slot: IpfeSlot, error: string, now: string): void {
+    this.#write((stored) => unreachableChanges(slot, stored, error, now), slot);
+  }
+
+  #write(changes: (stored: AlarmRecord[]) => AlarmChanges, slot: IpfeSlot) {
+    this.repository.transaction(() => {
+      const { clear, raise } = changes(this.repository.activeAlarms(slot));
+      for (const c of clear) this.repository.clear(c.id, c.clearedAt);
+      for (const alarm of raise) this.repository.raise(alarm);
+    });
+  }
+}
