@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReporter, type Reporter } from '@ipfe/reporter';
+import type { IpfeView } from '@ipfe/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, startApp, type Client, type TestApp } from './helpers.ts';
 
@@ -49,19 +50,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T>, timeoutMs = 15_
   throw new Error(`timed out waiting for ${what}`);
 }
 
-type SlotView = {
-  slot: string;
-  state: string;
-  appliedRevision: number | null;
-  desiredRevision: number | null;
-  rejected: { error: string } | null;
-  owned: { tsa: string }[];
-  dataplane: string | null;
-  forwards: string[] | null;
-  connections: number | null;
-};
-const ipfe = async () =>
-  (await admin.get('/api/ipfe')).json() as { latestRevision: number; items: SlotView[] };
+const ipfe = async () => (await admin.get('/api/ipfe')).json() as IpfeView;
 const slotView = async (slot: string) => (await ipfe()).items.find((i) => i.slot === slot)!;
 const synced = (slot: string) => async () => {
   const view = await ipfe();
@@ -188,7 +177,7 @@ describe('pushing revisions to the agents', () => {
     await t.app.close();
     const again = await startApp({ dir: t.dir, agentToken: TOKEN, agentSync: { enabled: false } });
     const client = await login(again.app);
-    const after = (await client.get('/api/ipfe')).json() as { items: SlotView[] };
+    const after = (await client.get('/api/ipfe')).json() as IpfeView;
     expect(after.items.map((i) => [i.slot, i.state, i.appliedRevision])).toEqual(
       before.items.map((i) => [i.slot, i.state, i.appliedRevision]),
     );

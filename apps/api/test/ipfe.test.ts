@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IpfeView } from '@ipfe/schema';
 import { login, startApp, type Client, type TestApp } from './helpers.ts';
 
 let t: TestApp;
@@ -13,30 +14,28 @@ afterAll(() => t.close());
 describe('GET /api/ipfe', () => {
   it("names what each slot's active alarm is on: its Target Set and server", async () => {
     const raisedAt = new Date().toISOString();
-    const alarm = { slot: 'A1', name: 'Backend Unavailable', severity: 'major', raisedAt };
-    t.app.agentSyncRepository.raise({
-      ...alarm,
+    const onServer = {
       code: 5001,
+      name: 'Backend Unavailable',
+      severity: 'major',
       targetSet: 2,
       server: '127.0.1.2',
       text: 'Application server 127.0.1.2 is offline',
-    });
-    t.app.agentSyncRepository.raise({
-      ...alarm,
+    };
+    const onIpfe = {
+      ...onServer,
       code: 5012,
       name: 'Mate Heartbeat Timeout',
       targetSet: null,
       server: null,
       text: 'No beacon from IPFE A2 for 3000 ms',
-    });
+    };
+    t.app.agentSyncRepository.raise({ slot: 'A1', raisedAt, ...onServer });
+    t.app.agentSyncRepository.raise({ slot: 'A1', raisedAt, ...onIpfe });
     const response = await admin.get('/api/ipfe');
     expect(response.statusCode).toBe(200);
-    const a1 = (response.json() as { items: { slot: string; alarms: unknown[] }[] }).items.find(
-      (i) => i.slot === 'A1',
-    )!;
-    expect(a1.alarms).toEqual([
-      expect.objectContaining({ code: 5001, targetSet: 2, server: '127.0.1.2' }),
-      expect.objectContaining({ code: 5012, targetSet: null, server: null }),
-    ]);
+    const a1 = (response.json() as IpfeView).items.find((i) => i.slot === 'A1')!;
+    // What each alarm is and what it is on; its id and times are the Alarms page's.
+    expect(a1.alarms).toEqual([onServer, onIpfe]);
   });
 });

@@ -13,3 +13,5 @@ export * from './issues.ts';
 export * from './zod-issues.ts';
 export * from './heartbeat.ts';
 export * from './agent-status.ts';
+export * from './responses.ts';
+export * from './keyed-config.ts';

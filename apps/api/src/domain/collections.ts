@@ -2,18 +2,19 @@ import { z } from 'zod';
 import {
   allocatePortRange,
   appServerInputSchema,
-  appServerSchema,
+  appServerViewSchema,
   deriveTargetSet,
-  derivedTargetSetSchema,
-  forwardedProtocolSchema,
   MESSAGES,
   normalizeTargetSet,
   peerNodeGroupSchema,
+  peerNodeGroupViewSchema,
   TARGET_SET_NUMBER,
   targetSetNumber,
   targetSetFieldsSchema,
+  targetSetViewSchema,
   withTargetSetRules,
   xsiNetworkSchema,
+  xsiNetworkViewSchema,
   APP_SERVERS_MAX,
   type AgentStatus,
   type AppServer,
@@ -21,15 +22,11 @@ import {
   type Configuration,
   type FieldError,
   type IpfeSlot,
-  IPFE_SLOTS,
   type PeerNodeGroup,
   type TargetSet,
   type XsiNetwork,
 } from '@ipfe/schema';
 import { validationError } from '../http/errors.ts';
-
-export const fieldErrorSchema = z.object({ path: z.string(), message: z.string() });
-const warnings = { warnings: z.array(fieldErrorSchema) };
 
 type Kind = 'xsiNetworks' | 'appServers' | 'peerNodeGroups' | 'targetSets';
 
@@ -82,7 +79,7 @@ export const xsiNetworks: CollectionSpec<XsiNetwork, XsiNetwork> = {
   keyField: 'name',
   keyParam: nameParam,
   inputSchema: xsiNetworkSchema,
-  viewSchema: xsiNetworkSchema.extend(warnings),
+  viewSchema: xsiNetworkViewSchema,
   blameField: 'cidr',
   toStored: (input) => input,
   view: (_config, item) => item,
@@ -95,7 +92,7 @@ export const appServers: CollectionSpec<AppServer, z.output<typeof appServerInpu
   keyField: 'name',
   keyParam: nameParam,
   inputSchema: appServerInputSchema,
-  viewSchema: appServerSchema.extend(warnings),
+  viewSchema: appServerViewSchema,
   blameField: 'addresses',
   toStored(input, base, existing) {
     // The Initiator Port Range is allocated once, at creation, and kept for life.
@@ -122,7 +119,7 @@ export const peerNodeGroups: CollectionSpec<PeerNodeGroup, PeerNodeGroup> = {
   keyField: 'name',
   keyParam: nameParam,
   inputSchema: peerNodeGroupSchema,
-  viewSchema: peerNodeGroupSchema.extend(warnings),
+  viewSchema: peerNodeGroupViewSchema,
   blameField: 'members',
   toStored: (input) => input,
   view: (_config, item) => item,
@@ -149,15 +146,7 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
     .number({ error: 'Target Set number must be a whole number from 1 to 32' })
     .pipe(targetSetNumber),
   inputSchema: targetSetInputSchema,
-  viewSchema: derivedTargetSetSchema.extend({
-    ...warnings,
-    /** The IPFE serving the primary TSA now, as the agents report; null when none reports it. */
-    owner: z.enum(IPFE_SLOTS).nullable(),
-    /** Servers able to take new connections out of all listed, from the serving agent. */
-    activeBindings: z.object({ available: z.number(), total: z.number() }).nullable(),
-    /** Its protocols that the serving IPFE does not forward; null when none reports it. */
-    notForwarded: z.array(forwardedProtocolSchema).nullable(),
-  }),
+  viewSchema: targetSetViewSchema,
   blameField: 'servers',
   toStored(input, base, existing) {
     if (existing) {

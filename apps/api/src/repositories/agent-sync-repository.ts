@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { IpfeSlot } from '@ipfe/schema';
+import type { AlarmRecord, IpfeSlot, SyncState } from '@ipfe/schema';
 import fp from 'fastify-plugin';
 
-export type SyncState = 'synced' | 'pending' | 'rejected' | 'unreachable';
+export type { AlarmRecord, SyncState };
 
 export interface SyncRecord {
   slot: IpfeSlot;
@@ -14,19 +14,6 @@ export interface SyncRecord {
   lastError: string | null;
   lastContact: string | null;
   state: SyncState;
-}
-
-export interface AlarmRecord {
-  id: number;
-  slot: string;
-  code: number;
-  name: string;
-  severity: string;
-  targetSet: number | null;
-  server: string | null;
-  text: string;
-  raisedAt: string;
-  clearedAt: string | null;
 }
 
 export type NewAlarm = Omit<AlarmRecord, 'id' | 'clearedAt'>;

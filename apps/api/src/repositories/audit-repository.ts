@@ -1,16 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { AuditEntry } from '@ipfe/schema';
 import fp from 'fastify-plugin';
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  user: string | null;
-  address: string;
-  action: string;
-  target: string;
-  status: number;
-  detail: string | null;
-}
 
 export class AuditRepository {
   constructor(private readonly db: Database.Database) {}

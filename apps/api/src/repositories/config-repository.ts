@@ -6,17 +6,12 @@ import {
   underiveConfiguration,
   type ConfigDocument,
   type Configuration,
+  type RevisionInfo,
 } from '@ipfe/schema';
 import { buildDocument, canonicalJson } from '@ipfe/schema/digest';
 import fp from 'fastify-plugin';
 
-export interface RevisionInfo {
-  number: number;
-  author: string;
-  createdAt: string;
-  summary: string;
-  sha256: string;
-}
+export type { RevisionInfo };
 
 interface RevisionRow {
   number: number;

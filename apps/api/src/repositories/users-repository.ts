@@ -1,17 +1,8 @@
 import type Database from 'better-sqlite3';
 import fp from 'fastify-plugin';
-import { z } from 'zod';
+import type { Role, User } from '@ipfe/schema';
 
-export const ROLES = ['admin', 'operator', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
-
-export const userSchema = z.object({
-  name: z.string(),
-  role: z.enum(ROLES),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
-export type User = z.output<typeof userSchema>;
+export type { Role, User };
 
 export interface UserRecord extends User {
   passwordHash: string;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditPageSchema } from '@ipfe/schema';
 
 const auditRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -13,22 +14,7 @@ const auditRoutes: FastifyPluginAsyncZod = async (app) => {
           limit: z.coerce.number().int().min(1).max(1000).default(200),
           before: z.coerce.number().int().min(1).optional(),
         }),
-        response: {
-          200: z.object({
-            items: z.array(
-              z.object({
-                id: z.number(),
-                at: z.string(),
-                user: z.string().nullable(),
-                address: z.string(),
-                action: z.string(),
-                target: z.string(),
-                status: z.number(),
-                detail: z.string().nullable(),
-              }),
-            ),
-          }),
-        },
+        response: { 200: auditPageSchema },
       },
     },
     async (request) => ({

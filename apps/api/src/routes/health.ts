@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { healthViewSchema } from '@ipfe/schema';
 
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -9,7 +9,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['Health'],
         summary: 'Liveness and the latest revision',
-        response: { 200: z.object({ status: z.literal('ok'), revision: z.number() }) },
+        response: { 200: healthViewSchema },
       },
     },
     async () => ({

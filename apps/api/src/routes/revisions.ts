@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { checkConfiguration, errorsOf, issueText, underiveConfiguration } from '@ipfe/schema';
+import {
+  checkConfiguration,
+  errorsOf,
+  issueText,
+  revisionDiffSchema,
+  revisionInfoSchema,
+  revisionLogSchema,
+  underiveConfiguration,
+} from '@ipfe/schema';
 import { notFound, validationError } from '../http/errors.ts';
 import { describeLocation } from '../domain/validate-change.ts';
 import { diffConfigs } from '../domain/diff.ts';
@@ -11,14 +19,6 @@ const revisionNumber = z.coerce
   .int({ error: 'A revision is a whole number' })
   .min(0, { error: 'A revision is a whole number from 0' })
   .max(Number.MAX_SAFE_INTEGER);
-
-const revisionInfo = z.object({
-  number: z.number(),
-  author: z.string(),
-  createdAt: z.string(),
-  summary: z.string(),
-  sha256: z.string(),
-});
 
 const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['Revisions'];
@@ -38,7 +38,7 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
           limit: z.coerce.number().int().min(1).max(1000).default(100),
           before: revisionNumber.optional(),
         }),
-        response: { 200: z.object({ items: z.array(revisionInfo), total: z.number() }) },
+        response: { 200: revisionLogSchema },
       },
     },
     async (request) => ({
@@ -67,6 +67,7 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'What changed from revision `against` to revision `rev`',
         params: z.object({ rev: revisionNumber }),
         querystring: z.object({ against: revisionNumber }),
+        response: { 200: revisionDiffSchema },
       },
     },
     async (request) => {
@@ -84,7 +85,7 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           "Commit an old revision's content as a new revision (201); when it is the running configuration already, nothing is committed (200 with the running revision, header x-ipfe-unchanged)",
         params: z.object({ rev: revisionNumber }),
-        response: { 200: revisionInfo, 201: revisionInfo },
+        response: { 200: revisionInfoSchema, 201: revisionInfoSchema },
       },
     },
     async (request, reply) => {

@@ -1,11 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ROLES } from '../repositories/users-repository.ts';
-
-const sessionView = z.object({
-  user: z.object({ name: z.string(), role: z.enum(ROLES) }),
-  csrfToken: z.string(),
-});
+import { sessionAnswerSchema, sessionViewSchema } from '@ipfe/schema';
 
 const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['Session'];
@@ -27,7 +22,7 @@ const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
             .min(1, { error: 'password is required' })
             .max(256),
         }),
-        response: { 200: sessionView },
+        response: { 200: sessionViewSchema },
       },
     },
     async (request) => {
@@ -48,7 +43,7 @@ const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Who is logged in, with the csrfToken of their login; user null when nobody is',
-        response: { 200: z.union([sessionView, z.object({ user: z.null() })]) },
+        response: { 200: sessionAnswerSchema },
       },
     },
     async (request) =>

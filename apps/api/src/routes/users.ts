@@ -3,12 +3,8 @@ import { z } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
 import { hashPassword } from '../domain/passwords.ts';
-import {
-  publicUser,
-  ROLES,
-  userSchema,
-  type UserRecord,
-} from '../repositories/users-repository.ts';
+import { ROLES, userSchema } from '@ipfe/schema';
+import { publicUser, type UserRecord } from '../repositories/users-repository.ts';
 
 export const userName = z
   .string({ error: 'name is required' })

@@ -1,3 +1,4 @@
+import type { FieldError } from '@ipfe/schema';
 import { noteCommit } from './commits';
 
 /**
@@ -6,10 +7,8 @@ import { noteCommit } from './commits';
  * shape `{ error: { code, message, fields } }`.
  */
 
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
+/** A problem of one field, as errors and warnings name it. */
+export type FieldIssue = FieldError;
 
 export type ApiErrorCode =
   | 'VALIDATION'

@@ -1,20 +1,11 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import type { Role, SessionAnswer, SessionUser, SessionView } from '@ipfe/schema';
 import { Navigate, useLocation } from 'react-router';
 import { api, ApiError, setCsrfToken } from './api-client';
 import { removeDrafts } from './drafts';
 
-export type Role = 'admin' | 'operator' | 'viewer';
-
-export interface SessionUser {
-  name: string;
-  role: Role;
-}
-
-interface SessionView {
-  user: SessionUser;
-  csrfToken: string;
-}
+export type { Role, SessionUser };
 
 export const sessionQueryKey = ['session'] as const;
 
@@ -24,7 +15,7 @@ let loggedOut = false;
 async function getSession(): Promise<SessionUser | null> {
   try {
     // Nobody logged in: 200 with user null (not a 401, which the browser would log as a failure).
-    const { data } = await api.get<SessionView | { user: null }>('/api/session');
+    const { data } = await api.get<SessionAnswer>('/api/session');
     if (!data.user) {
       setCsrfToken(null);
       return null;

@@ -45,7 +45,14 @@ export function targetSetView(
     targetSets: [],
     ...config,
   };
-  return { ...deriveTargetSet(full, ts), warnings: [] };
+  // No agent reports it (as the API answers before any agent does).
+  return {
+    ...deriveTargetSet(full, ts),
+    warnings: [],
+    owner: null,
+    activeBindings: null,
+    notForwarded: null,
+  };
 }
 
 /** Target Set 1: IPv4, Least Load, mp1 and mp2. */

@@ -1,24 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { AlarmRecord, AlarmsView } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
-/** One alarm as the OAM keeps it (raised by an agent, or by the OAM itself: 5101). */
-export interface AlarmRecord {
-  id: number;
-  slot: string;
-  code: number;
-  name: string;
-  severity: string;
-  targetSet: number | null;
-  server: string | null;
-  text: string;
-  raisedAt: string;
-  clearedAt: string | null;
-}
-
-export interface AlarmsView {
-  active: AlarmRecord[];
-  history: AlarmRecord[];
-}
+export type { AlarmRecord, AlarmsView };
 
 export const ALARM_HISTORY_LIMIT = 500;
 

@@ -1,8 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { AppServer } from '@ipfe/schema';
-import { api, type FieldIssue } from '@/lib/api-client';
+import type { AppServerView } from '@ipfe/schema';
+import { api } from '@/lib/api-client';
 
-export type AppServerView = AppServer & { warnings: FieldIssue[] };
+export type { AppServerView };
 
 export const appServersQueryKey = ['app-servers'] as const;
 

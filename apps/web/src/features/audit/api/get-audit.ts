@@ -1,17 +1,8 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
+import type { AuditEntry } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
-/** One audit entry: a login, a failed login, a logout or a change (done or refused). */
-export interface AuditEntry {
-  id: number;
-  at: string;
-  user: string | null;
-  address: string;
-  action: string;
-  target: string;
-  status: number;
-  detail: string | null;
-}
+export type { AuditEntry };
 
 export const AUDIT_PAGE_SIZE = 100;
 

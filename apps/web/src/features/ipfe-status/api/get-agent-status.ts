@@ -1,5 +1,5 @@
 import { queryOptions, useQueries } from '@tanstack/react-query';
-import type { AgentStatus, IpfeSlot } from '@ipfe/schema';
+import type { AgentStatusView, IpfeSlot } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 import { LIVE_INTERVAL_MS } from './get-ipfe';
 
@@ -7,7 +7,7 @@ import { LIVE_INTERVAL_MS } from './get-ipfe';
 export const agentStatusQueryKey = (slot: IpfeSlot) => ['ipfe', slot, 'status'] as const;
 
 export const getAgentStatus = (slot: IpfeSlot, signal?: AbortSignal) =>
-  api.get<{ status: AgentStatus | null }>(`/api/ipfe/${encodeURIComponent(slot)}/status`, signal);
+  api.get<AgentStatusView>(`/api/ipfe/${encodeURIComponent(slot)}/status`, signal);
 
 export const getAgentStatusQueryOptions = (slot: IpfeSlot) =>
   queryOptions({

@@ -1,8 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { PeerNodeGroup } from '@ipfe/schema';
-import { api, type FieldIssue } from '@/lib/api-client';
+import type { PeerNodeGroupView } from '@ipfe/schema';
+import { api } from '@/lib/api-client';
 
-export type PeerNodeGroupView = PeerNodeGroup & { warnings: FieldIssue[] };
+export type { PeerNodeGroupView };
 
 export const peerNodeGroupsQueryKey = ['peer-node-groups'] as const;
 

@@ -1,14 +1,9 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { RevisionDiff } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 import { revisionsQueryKey } from './get-revisions';
 
-export interface RevisionDiff {
-  from: number;
-  to: number;
-  added: { path: string; value: unknown }[];
-  removed: { path: string; value: unknown }[];
-  changed: { path: string; old: unknown; new: unknown }[];
-}
+export type { RevisionDiff };
 
 export const getRevisionDiff = (from: number, to: number, signal?: AbortSignal) =>
   api.get<RevisionDiff>(`/api/revisions/${to}/diff?against=${from}`, signal);

@@ -1,18 +1,13 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { RevisionInfo, RevisionLog } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
-export interface RevisionInfo {
-  number: number;
-  author: string;
-  createdAt: string;
-  summary: string;
-  sha256: string;
-}
+export type { RevisionInfo };
 
 export const revisionsQueryKey = ['revisions'] as const;
 
 export const getRevisions = (signal?: AbortSignal) =>
-  api.get<{ items: RevisionInfo[]; total: number }>('/api/revisions?limit=1000', signal);
+  api.get<RevisionLog>('/api/revisions?limit=1000', signal);
 
 export const getRevisionsQueryOptions = () =>
   queryOptions({

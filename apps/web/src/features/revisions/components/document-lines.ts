@@ -1,26 +1,11 @@
-import type { DocumentConfig } from '@ipfe/schema';
-
 export interface Line {
   text: string;
   /** The dot path of the value the line shows ("targetSets.1.servers.0.weight"). */
   path: string;
 }
 
-/**
- * The configuration with its collections keyed by identity, as the API's diff names paths:
- * "targetSets.3", "appServers.mp1".
- */
-export function keyedConfig(config: DocumentConfig) {
-  const byName = <T extends { name: string }>(items: T[]) =>
-    Object.fromEntries(items.map((item) => [item.name, item]));
-  return {
-    options: config.options,
-    xsiNetworks: byName(config.xsiNetworks),
-    appServers: byName(config.appServers),
-    peerNodeGroups: byName(config.peerNodeGroups),
-    targetSets: Object.fromEntries(config.targetSets.map((ts) => [String(ts.number), ts])),
-  };
-}
+/** The configuration keyed by identity, as the API's diff names paths (from @ipfe/schema). */
+export { keyedConfig } from '@ipfe/schema';
 
 /** Pretty JSON, one entry per line, each line knowing the path of what it shows. */
 export function linesOf(value: unknown): Line[] {

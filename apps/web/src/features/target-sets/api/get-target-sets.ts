@@ -1,16 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { AgentStatus, DerivedTargetSet, IpfeSlot } from '@ipfe/schema';
-import { api, type FieldIssue } from '@/lib/api-client';
+import type { TargetSetView } from '@ipfe/schema';
+import { api } from '@/lib/api-client';
 
-export type TargetSetView = DerivedTargetSet & {
-  warnings: FieldIssue[];
-  /** The IPFE serving the primary TSA now, as the agents report it; null: none reports it. */
-  owner?: IpfeSlot | null;
-  /** Servers able to take new connections, out of all listed, from the serving agent. */
-  activeBindings?: { available: number; total: number } | null;
-  /** Its protocols the serving IPFE does not forward (its data path cannot); null: none reports. */
-  notForwarded?: AgentStatus['targetSets'][number]['notForwarded'] | null;
-};
+export type { TargetSetView };
 
 export const targetSetsQueryKey = ['target-sets'] as const;
 

@@ -1,14 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { User } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
-import type { Role } from '@/lib/auth';
 
-/** A user as GET /api/users shows it (the API keeps this schema in apps/api). */
-export interface User {
-  name: string;
-  role: Role;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { User };
 
 export const usersQueryKey = ['users'] as const;
 

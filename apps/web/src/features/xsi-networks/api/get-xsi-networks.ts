@@ -1,8 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { XsiNetwork } from '@ipfe/schema';
-import { api, type FieldIssue } from '@/lib/api-client';
+import type { XsiNetworkView } from '@ipfe/schema';
+import { api } from '@/lib/api-client';
 
-export type XsiNetworkView = XsiNetwork & { warnings: FieldIssue[] };
+export type { XsiNetworkView };
 
 export const xsiNetworksQueryKey = ['xsi-networks'] as const;
 

@@ -1,0 +1,190 @@
+import { z } from 'zod';
+import { IPFE_SLOTS } from './limits.ts';
+import { appServerSchema, peerNodeGroupSchema, xsiNetworkSchema } from './network.ts';
+import { derivedTargetSetSchema } from './derive.ts';
+import { agentStatusSchema, dataPathSchema, forwardedProtocolSchema } from './agent-status.ts';
+import type { FieldError } from './zod-issues.ts';
+
+/*
+ * What the OAM API answers: one schema per answer. The routes declare them (and so the OpenAPI
+ * document shows them); the GUI takes its types from them with z.infer.
+ */
+
+/** A problem of one field: `path` is the field's dot path within the entity. */
+export const fieldErrorSchema = z.object({
+  path: z.string(),
+  message: z.string(),
+}) satisfies z.ZodType<FieldError>;
+
+const warnings = { warnings: z.array(fieldErrorSchema) };
+
+// ---- collections (GET/POST/PUT /api/xsi-networks, app-servers, peer-node-groups, target-sets)
+
+export const xsiNetworkViewSchema = xsiNetworkSchema.extend(warnings);
+export const appServerViewSchema = appServerSchema.extend(warnings);
+export const peerNodeGroupViewSchema = peerNodeGroupSchema.extend(warnings);
+export const targetSetViewSchema = derivedTargetSetSchema.extend({
+  ...warnings,
+  /** The IPFE serving the primary TSA now, as the agents report; null when none reports it. */
+  owner: z.enum(IPFE_SLOTS).nullable(),
+  /** Servers able to take new connections out of all listed, from the serving agent. */
+  activeBindings: z.object({ available: z.number(), total: z.number() }).nullable(),
+  /** Its protocols that the serving IPFE does not forward; null when none reports it. */
+  notForwarded: z.array(forwardedProtocolSchema).nullable(),
+});
+
+export type XsiNetworkView = z.output<typeof xsiNetworkViewSchema>;
+export type AppServerView = z.output<typeof appServerViewSchema>;
+export type PeerNodeGroupView = z.output<typeof peerNodeGroupViewSchema>;
+export type TargetSetView = z.output<typeof targetSetViewSchema>;
+
+// ---- alarms (GET /api/alarms) and the IPFE slots (GET /api/ipfe)
+
+/** One alarm as the OAM keeps it (raised by an agent, or by the OAM itself: 5101). */
+export const alarmRecordSchema = z.object({
+  id: z.number(),
+  slot: z.string(),
+  code: z.number(),
+  name: z.string(),
+  severity: z.string(),
+  targetSet: z.number().nullable(),
+  server: z.string().nullable(),
+  text: z.string(),
+  raisedAt: z.string(),
+  clearedAt: z.string().nullable(),
+});
+export type AlarmRecord = z.output<typeof alarmRecordSchema>;
+
+export const alarmsViewSchema = z.object({
+  active: z.array(alarmRecordSchema),
+  history: z.array(alarmRecordSchema),
+});
+export type AlarmsView = z.output<typeof alarmsViewSchema>;
+
+/** An active alarm as a slot's view gives it: what it is and what it is on. */
+export const slotAlarmSchema = alarmRecordSchema.pick({
+  code: true,
+  name: true,
+  severity: true,
+  targetSet: true,
+  server: true,
+  text: true,
+});
+export type SlotAlarm = z.output<typeof slotAlarmSchema>;
+
+/** Where the push of the desired revision to one agent stands. */
+export const SYNC_STATES = ['synced', 'pending', 'rejected', 'unreachable'] as const;
+export type SyncState = (typeof SYNC_STATES)[number];
+
+/** What the OAM knows of one IPFE slot: its push state and what its agent reported last. */
+export const ipfeSlotSyncSchema = z.object({
+  slot: z.enum(IPFE_SLOTS),
+  configured: z.boolean(),
+  address: z.string().nullable(),
+  agentPort: z.number().nullable(),
+  state: z.enum([...SYNC_STATES, 'not configured']),
+  desiredRevision: z.number().nullable(),
+  appliedRevision: z.number().nullable(),
+  rejected: z.object({ revision: z.number(), error: z.string() }).nullable(),
+  lastError: z.string().nullable(),
+  lastContact: z.string().nullable(),
+  owned: z.array(
+    z.object({ tsa: z.string(), targetSet: z.number(), role: z.enum(['active', 'standby']) }),
+  ),
+  mateAlive: z.boolean().nullable(),
+  /** The agent's data path, the protocols it forwards and its open connections; null before it reports. */
+  dataplane: dataPathSchema.nullable(),
+  forwards: z.array(forwardedProtocolSchema).nullable(),
+  connections: z.number().nullable(),
+});
+export type IpfeSlotSync = z.output<typeof ipfeSlotSyncSchema>;
+
+export const ipfeSlotViewSchema = ipfeSlotSyncSchema.extend({ alarms: z.array(slotAlarmSchema) });
+export type IpfeSlotView = z.output<typeof ipfeSlotViewSchema>;
+
+export const ipfeViewSchema = z.object({
+  latestRevision: z.number(),
+  items: z.array(ipfeSlotViewSchema),
+});
+export type IpfeView = z.output<typeof ipfeViewSchema>;
+
+/** GET /api/ipfe/:slot/status: the agent's status as the OAM last read it (null: none). */
+export const agentStatusViewSchema = z.object({ status: agentStatusSchema.nullable() });
+export type AgentStatusView = z.output<typeof agentStatusViewSchema>;
+
+// ---- revisions (GET /api/revisions, the diff, rollback)
+
+export const revisionInfoSchema = z.object({
+  number: z.number(),
+  author: z.string(),
+  createdAt: z.string(),
+  summary: z.string(),
+  sha256: z.string(),
+});
+export type RevisionInfo = z.output<typeof revisionInfoSchema>;
+
+export const revisionLogSchema = z.object({
+  items: z.array(revisionInfoSchema),
+  total: z.number(),
+});
+export type RevisionLog = z.output<typeof revisionLogSchema>;
+
+/** What changed between two configurations, by the paths of `keyedConfig`. */
+export const configDiffSchema = z.object({
+  added: z.array(z.object({ path: z.string(), value: z.unknown() })),
+  removed: z.array(z.object({ path: z.string(), value: z.unknown() })),
+  changed: z.array(z.object({ path: z.string(), old: z.unknown(), new: z.unknown() })),
+});
+export type ConfigDiff = z.output<typeof configDiffSchema>;
+
+export const revisionDiffSchema = z.object({
+  from: z.number(),
+  to: z.number(),
+  ...configDiffSchema.shape,
+});
+export type RevisionDiff = z.output<typeof revisionDiffSchema>;
+
+// ---- the audit log (GET /api/audit)
+
+/** One audit entry: a login, a failed login, a logout or a change (done or refused). */
+export const auditEntrySchema = z.object({
+  id: z.number(),
+  at: z.string(),
+  user: z.string().nullable(),
+  address: z.string(),
+  action: z.string(),
+  target: z.string(),
+  status: z.number(),
+  detail: z.string().nullable(),
+});
+export type AuditEntry = z.output<typeof auditEntrySchema>;
+
+export const auditPageSchema = z.object({ items: z.array(auditEntrySchema) });
+
+// ---- users and the session
+
+export const ROLES = ['admin', 'operator', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const userSchema = z.object({
+  name: z.string(),
+  role: z.enum(ROLES),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type User = z.output<typeof userSchema>;
+
+export const sessionUserSchema = z.object({ name: z.string(), role: z.enum(ROLES) });
+export type SessionUser = z.output<typeof sessionUserSchema>;
+
+/** Who is logged in, with the CSRF token of their login. */
+export const sessionViewSchema = z.object({ user: sessionUserSchema, csrfToken: z.string() });
+export type SessionView = z.output<typeof sessionViewSchema>;
+
+/** GET /api/session: nobody logged in is an answer too. */
+export const sessionAnswerSchema = z.union([sessionViewSchema, z.object({ user: z.null() })]);
+export type SessionAnswer = z.output<typeof sessionAnswerSchema>;
+
+// ---- health
+
+export const healthViewSchema = z.object({ status: z.literal('ok'), revision: z.number() });
