@@ -4,6 +4,7 @@ import {
   type AgentStatus,
   type Configuration,
   type IpfeSlot,
+  type IpfeSlotSync,
 } from '@ipfe/schema';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ConfigRepository } from '../repositories/config-repository.ts';
@@ -41,25 +42,6 @@ interface Slot {
   contactSavedAt: number;
   /** The agent process last seen (its boot id): a new one is a restart. */
   boot: string | null;
-}
-
-export interface SlotView {
-  slot: IpfeSlot;
-  configured: boolean;
-  address: string | null;
-  agentPort: number | null;
-  state: SyncRecord['state'] | 'not configured';
-  desiredRevision: number | null;
-  appliedRevision: number | null;
-  rejected: { revision: number; error: string } | null;
-  lastError: string | null;
-  lastContact: string | null;
-  owned: AgentStatus['owned'];
-  mateAlive: boolean | null;
-  /** The agent's data path, the protocols it forwards and its open connections, as it reports. */
-  dataplane: AgentStatus['dataplane'] | null;
-  forwards: AgentStatus['forwards'] | null;
-  connections: number | null;
 }
 
 /**
@@ -343,7 +325,7 @@ export class AgentSync {
   }
 
   /** Per slot: configuration, push state and what the agent reported last. */
-  view(config: Configuration): SlotView[] {
+  view(config: Configuration): IpfeSlotSync[] {
     return IPFE_SLOTS.map((slotName) => {
       const slot = this.#slots.get(slotName)!;
       const node = config.options.ipfe[slotName];
