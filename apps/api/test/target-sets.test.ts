@@ -1,23 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  fieldsOf,
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  snapshot,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fieldsOf, leastLoadTargetSet, snapshot } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-let admin: Client;
-beforeEach(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-});
-afterEach(() => t.close());
+const { t, admin } = useTestApp({ seed: true });
 
 describe('POST /api/target-sets', () => {
   it('inserts a Least Load IPv4 Target Set with defaults and derived fields', async () => {
