@@ -2,14 +2,24 @@ import {
   agentStatusSchema,
   IPFE_SLOTS,
   type AgentStatus,
+  type ConfigDocument,
   type Configuration,
   type IpfeSlot,
   type IpfeSlotSync,
 } from '@ipfe/schema';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ConfigRepository } from '../repositories/config-repository.ts';
-import type { AgentSyncRepository, SyncRecord } from '../repositories/agent-sync-repository.ts';
+import type { AgentSyncRepository } from '../repositories/agent-sync-repository.ts';
 import { createAgentClient, type AgentClient } from './agent-client.ts';
+import { AlarmMirror } from './alarm-mirror.ts';
+import {
+  initialSync,
+  nextSync,
+  type Backoff,
+  type SyncEvent,
+  type SyncSlot,
+  type SyncStep,
+} from './sync-state.ts';
 
 export interface AgentSyncOptions {
   token: string;
@@ -23,37 +33,26 @@ export interface AgentSyncOptions {
   agentCa?: string;
 }
 
-/** The OAM's own alarm about an agent it cannot reach. */
-export const UNREACHABLE_ALARM = {
-  code: 5101,
-  name: 'IPFE Unreachable',
-  severity: 'major',
-} as const;
-const UNREACHABLE_AFTER_FAILED_POLLS = 3;
-
 interface Slot {
-  record: SyncRecord;
+  sync: SyncSlot;
   target: string | null;
-  inFlight: boolean;
-  retry: NodeJS.Timeout | null;
-  backoffMs: number;
+  timer: NodeJS.Timeout | null;
   status: AgentStatus | null;
-  failedPolls: number;
-  contactSavedAt: number;
-  /** The agent process last seen (its boot id): a new one is a restart. */
-  boot: string | null;
 }
 
 /**
  * Pushes every committed revision to each configured IPFE agent and reads back what each runs
- * (SPEC §4.1, §5). Each slot has its own retry timer and in-flight request, so a slow or dead
- * agent delays nobody: not a commit, not another agent, not the GUI.
+ * (SPEC §4.1, §5). What to do is decided by `nextSync` (sync-state.ts); this class only keeps the
+ * timers and speaks HTTP. Each slot has its own retry timer and in-flight request, so a slow or
+ * dead agent delays nobody: not a commit, not another agent, not the GUI.
  */
 export class AgentSync {
   #slots = new Map<IpfeSlot, Slot>();
   #poll: NodeJS.Timeout | null = null;
   #stopped = false;
   readonly #client: AgentClient;
+  readonly #alarms: AlarmMirror;
+  readonly #backoff: Backoff;
 
   constructor(
     private readonly configs: ConfigRepository,
@@ -62,17 +61,14 @@ export class AgentSync {
     private readonly log: FastifyBaseLogger,
   ) {
     this.#client = createAgentClient({ ca: options.agentCa });
+    this.#alarms = new AlarmMirror(repository);
+    this.#backoff = { minMs: options.backoffMinMs, maxMs: options.backoffMaxMs };
     for (const slot of IPFE_SLOTS) {
       this.#slots.set(slot, {
-        record: repository.get(slot),
+        sync: initialSync(repository.get(slot), this.#backoff),
         target: null,
-        inFlight: false,
-        retry: null,
-        backoffMs: options.backoffMinMs,
+        timer: null,
         status: null,
-        failedPolls: 0,
-        contactSavedAt: 0,
-        boot: null,
       });
     }
   }
@@ -86,7 +82,7 @@ export class AgentSync {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#poll) clearInterval(this.#poll);
-    for (const s of this.#slots.values()) if (s.retry) clearTimeout(s.retry);
+    for (const s of this.#slots.values()) if (s.timer) clearTimeout(s.timer);
     await this.#client.close();
   }
 
@@ -96,93 +92,74 @@ export class AgentSync {
     const config = this.configs.current();
     for (const [slotName, slot] of this.#slots) {
       slot.target = targetOf(config, slotName, this.#client.scheme);
-      if (!slot.target || latest === null) {
-        slot.status = null;
-        continue;
-      }
-      if (slot.record.desiredRevision !== latest) {
-        this.#save(slot, {
-          desiredRevision: latest,
-          state: slot.record.appliedRevision === latest ? 'synced' : 'pending',
-        });
-        slot.backoffMs = this.options.backoffMinMs;
-        this.#schedule(slotName, 0);
-      }
+      if (!slot.target) slot.status = null;
+      this.#step(slotName, { kind: 'commit', latest, configured: slot.target !== null });
     }
   }
 
-  #save(slot: Slot, change: Partial<SyncRecord>) {
-    slot.record = { ...slot.record, ...change };
-    this.repository.save(slot.record);
+  /** Feeds one event to the slot's state machine and carries out what it decides. */
+  #step(slotName: IpfeSlot, event: SyncEvent): SyncStep {
+    const slot = this.#slots.get(slotName)!;
+    const now = Date.now();
+    const step = nextSync(slot.sync, event, now, this.#backoff);
+    slot.sync = step.slot;
+    if (step.save) this.repository.save(step.slot.record);
+    if (step.note) {
+      this.log.info({ slot: slotName, revision: step.slot.record.desiredRevision }, step.note);
+    }
+    if (step.unreachable !== null) {
+      this.#alarms.unreachable(slotName, step.unreachable, new Date(now).toISOString());
+    }
+    if (step.push.kind !== 'none' && !this.#stopped) {
+      if (slot.timer) clearTimeout(slot.timer);
+      slot.timer = setTimeout(
+        () => {
+          slot.timer = null;
+          this.#due(slotName);
+        },
+        step.push.kind === 'now' ? 0 : step.push.ms,
+      );
+    }
+    return step;
   }
 
-  #schedule(slotName: IpfeSlot, delayMs: number) {
-    const slot = this.#slots.get(slotName)!;
-    if (slot.retry) clearTimeout(slot.retry);
-    slot.retry = setTimeout(() => {
-      slot.retry = null;
-      void this.#push(slotName);
-    }, delayMs);
+  #due(slotName: IpfeSlot) {
+    if (this.#stopped) return;
+    const desired = this.#slots.get(slotName)!.sync.record.desiredRevision;
+    const document = desired === null ? null : this.configs.document(desired);
+    const { send } = this.#step(slotName, { kind: 'due', stored: document !== null });
+    if (send !== null && document) void this.#push(slotName, document);
   }
 
-  async #push(slotName: IpfeSlot): Promise<void> {
-    const slot = this.#slots.get(slotName)!;
-    const desired = slot.record.desiredRevision;
-    if (this.#stopped || slot.inFlight || !slot.target || desired === null) return;
-    if (slot.record.appliedRevision === desired || slot.record.rejectedRevision === desired) return;
-    const document = this.configs.document(desired);
-    if (!document) return;
-    slot.inFlight = true;
+  async #push(slotName: IpfeSlot, document: ConfigDocument): Promise<void> {
+    const target = this.#slots.get(slotName)!.target!;
+    const revision = document.revision;
+    let event: SyncEvent;
     try {
-      const response = await this.#client.call('PUT', `${slot.target}/v1/config`, {
+      const response = await this.#client.call('PUT', `${target}/v1/config`, {
         token: this.options.token,
         body: JSON.stringify(document),
         timeoutMs: this.options.requestTimeoutMs,
       });
-      const body = response.text;
-      const now = new Date().toISOString();
-      if (response.status === 200) {
-        this.#save(slot, {
-          appliedRevision: desired,
-          appliedSha256: document.sha256,
-          state: 'synced',
-          lastError: null,
-          lastContact: now,
-        });
-        slot.backoffMs = this.options.backoffMinMs;
-        this.log.info({ slot: slotName, revision: desired }, 'agent applied revision');
-      } else if (response.status === 422 || response.status === 409 || response.status === 401) {
+      const { status } = response;
+      if (status === 200) {
+        event = { kind: 'applied', sha256: document.sha256 };
+        this.log.info({ slot: slotName, revision }, 'agent applied revision');
+      } else if (status === 422 || status === 409 || status === 401) {
         const error =
-          response.status === 401 ? 'The agent refused the deployment token' : messageOf(body);
-        this.#save(slot, {
-          rejectedRevision: desired,
-          rejectedError: error,
-          state: 'rejected',
-          lastError: error,
-          lastContact: now,
-        });
-        this.log.warn(
-          { slot: slotName, revision: desired, status: response.status, error },
-          'agent rejected revision',
-        );
+          status === 401 ? 'The agent refused the deployment token' : messageOf(response.text);
+        event = status === 409 ? { kind: 'stale', error } : { kind: 'rejected', error };
+        this.log.warn({ slot: slotName, revision, status, error }, 'agent rejected revision');
       } else {
-        this.#failed(slotName, `HTTP ${response.status}`);
+        event = { kind: 'failed', error: `HTTP ${status}`, jitter: Math.random() };
       }
     } catch (err) {
-      this.#failed(slotName, (err as Error).name === 'TimeoutError' ? 'timed out' : causeOf(err));
-    } finally {
-      slot.inFlight = false;
+      event =
+        (err as Error).name === 'TimeoutError'
+          ? { kind: 'timeout', jitter: Math.random() }
+          : { kind: 'failed', error: causeOf(err), jitter: Math.random() };
     }
-    // A newer revision may have been committed while this push was in flight.
-    if (slot.record.desiredRevision !== desired) this.#schedule(slotName, 0);
-  }
-
-  #failed(slotName: IpfeSlot, error: string) {
-    const slot = this.#slots.get(slotName)!;
-    this.#save(slot, { state: 'unreachable', lastError: error });
-    const jittered = slot.backoffMs * (0.5 + Math.random() / 2);
-    slot.backoffMs = Math.min(this.options.backoffMaxMs, slot.backoffMs * 2);
-    this.#schedule(slotName, jittered);
+    this.#step(slotName, event);
   }
 
   async #pollAll(): Promise<void> {
@@ -192,136 +169,29 @@ export class AgentSync {
   async #pollOne(slotName: IpfeSlot): Promise<void> {
     const slot = this.#slots.get(slotName)!;
     if (this.#stopped || !slot.target) return;
+    let status: AgentStatus;
     try {
       const response = await this.#client.call('GET', `${slot.target}/v1/status`, {
         token: this.options.token,
         timeoutMs: this.options.requestTimeoutMs,
       });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-      const status = agentStatusSchema.parse(JSON.parse(response.text));
+      status = agentStatusSchema.parse(JSON.parse(response.text));
       if (status.slot !== slotName) throw new Error(`answered as ${status.slot}`);
-      slot.status = status;
-      slot.failedPolls = 0;
-      slot.record.lastContact = new Date().toISOString();
-      this.#noteAgentRevision(slotName, status);
-      this.#syncAlarms(slotName, status);
     } catch (err) {
       slot.status = null;
-      slot.failedPolls++;
-      if (slot.failedPolls === UNREACHABLE_AFTER_FAILED_POLLS) {
-        this.#save(slot, {
-          state: slot.record.state === 'rejected' ? 'rejected' : 'unreachable',
-          lastError: causeOf(err),
-        });
-        this.#raiseUnreachable(slotName, causeOf(err));
-      }
+      this.#step(slotName, { kind: 'silent', error: causeOf(err) });
+      return;
     }
-  }
-
-  /** What the agent runs tells whether a push is owed: an agent that restarted or came back gets one. */
-  #noteAgentRevision(slotName: IpfeSlot, status: AgentStatus) {
-    const slot = this.#slots.get(slotName)!;
-    const desired = slot.record.desiredRevision;
-    if (desired === null) return;
-    if (
-      slot.boot !== null &&
-      slot.boot !== status.boot &&
-      slot.record.rejectedRevision === desired
-    ) {
-      // A restarted agent (new token, new version) gets the rejected revision once more.
-      this.log.info(
-        { slot: slotName, revision: desired },
-        'agent restarted: pushing the rejected revision again',
-      );
-      this.#save(slot, { rejectedRevision: null, rejectedError: null, state: 'pending' });
-    }
-    slot.boot = status.boot;
-    const document = status.revision === desired ? this.configs.document(desired) : null;
-    if (document && status.sha256 === document.sha256) {
-      if (slot.record.state !== 'synced' || slot.record.appliedRevision !== desired) {
-        this.#save(slot, {
-          appliedRevision: desired,
-          appliedSha256: status.sha256,
-          state: 'synced',
-          lastError: null,
-        });
-      }
-    } else if (slot.record.rejectedRevision !== desired && !slot.inFlight) {
-      // The agent runs something else: it restarted, or came back after being unreachable.
-      const cameBack =
-        slot.record.state === 'unreachable' || slot.record.appliedRevision === desired;
-      if (cameBack) {
-        this.#save(slot, { appliedRevision: status.revision, state: 'pending' });
-        slot.backoffMs = this.options.backoffMinMs;
-        this.#schedule(slotName, 0);
-      } else if (!slot.retry) {
-        this.#schedule(slotName, 0);
-      }
-    }
-    this.#persistContact(slot);
-  }
-
-  /** Last contact is kept in SQLite at most every 10 s: a poll a second need not be an fsync a second. */
-  #persistContact(slot: Slot) {
-    const now = Date.now();
-    if (now - slot.contactSavedAt < 10_000) return;
-    slot.contactSavedAt = now;
-    this.repository.save(slot.record);
-  }
-
-  #syncAlarms(slotName: IpfeSlot, status: AgentStatus) {
-    const key = (a: {
-      code: number;
-      targetSet: number | null;
-      server: string | null;
-      raisedAt: string;
-    }) => `${a.code}|${a.targetSet ?? ''}|${a.server ?? ''}|${a.raisedAt}`;
-    this.repository.transaction(() => {
-      const stored = this.repository.activeAlarms(slotName);
-      const reported = new Set(status.alarms.map(key));
-      const storedKeys = new Set(stored.map(key));
-      const now = new Date().toISOString();
-      for (const alarm of stored) {
-        if (alarm.code === UNREACHABLE_ALARM.code) {
-          this.repository.clear(alarm.id, now);
-        } else if (!reported.has(key(alarm))) {
-          const cleared = status.alarmHistory.find((h) => key(h) === key(alarm))?.clearedAt ?? now;
-          this.repository.clear(alarm.id, cleared);
-        }
-      }
-      for (const alarm of status.alarms) {
-        if (!storedKeys.has(key(alarm))) {
-          const { code, name, severity, targetSet, server, text, raisedAt } = alarm;
-          this.repository.raise({
-            slot: slotName,
-            code,
-            name,
-            severity,
-            targetSet,
-            server,
-            text,
-            raisedAt,
-          });
-        }
-      }
-    });
-  }
-
-  #raiseUnreachable(slotName: IpfeSlot, error: string) {
-    const active = this.repository.activeAlarms(slotName);
-    for (const alarm of active) {
-      if (alarm.code !== UNREACHABLE_ALARM.code)
-        this.repository.clear(alarm.id, new Date().toISOString());
-    }
-    if (active.some((a) => a.code === UNREACHABLE_ALARM.code)) return;
-    this.repository.raise({
-      slot: slotName,
-      ...UNREACHABLE_ALARM,
-      targetSet: null,
-      server: null,
-      text: `IPFE ${slotName} does not answer (${error})`,
-      raisedAt: new Date().toISOString(),
-    });
+    slot.status = status;
+    const desired = slot.sync.record.desiredRevision;
+    const desiredSha256 =
+      desired !== null && status.revision === desired
+        ? (this.configs.document(desired)?.sha256 ?? null)
+        : null;
+    const { revision, sha256, boot } = status;
+    this.#step(slotName, { kind: 'status', revision, sha256, boot, desiredSha256 });
+    this.#alarms.reported(slotName, status, new Date().toISOString());
   }
 
   /** Per slot: configuration, push state and what the agent reported last. */
@@ -329,7 +199,7 @@ export class AgentSync {
     return IPFE_SLOTS.map((slotName) => {
       const slot = this.#slots.get(slotName)!;
       const node = config.options.ipfe[slotName];
-      const r = slot.record;
+      const r = slot.sync.record;
       return {
         slot: slotName,
         configured: Boolean(node),

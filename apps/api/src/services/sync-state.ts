@@ -227,61 +227,58 @@ function polled(
   now: number,
   backoff: Backoff,
 ): Decision {
-  let record: SyncRecord = { ...slot.record, lastContact: iso(now) };
-  const contacted = { ...slot, failedPolls: 0, record };
-  const desired = record.desiredRevision;
+  const contacted = { ...slot, failedPolls: 0, record: { ...slot.record, lastContact: iso(now) } };
+  const desired = slot.record.desiredRevision;
   if (desired === null) return { slot: contacted, push: NONE };
-
-  let changed = false;
-  let note: string | null = null;
-  let backoffMs = slot.backoffMs;
-  let push: Push = NONE;
-  if (slot.boot !== null && slot.boot !== event.boot && record.rejectedRevision === desired) {
-    // A restarted agent (new token, new version) gets the rejected revision once more.
-    record = { ...record, rejectedRevision: null, rejectedError: null, state: 'pending' };
-    changed = true;
-    note = 'agent restarted: pushing the rejected revision again';
-  }
-  const runsDesired =
-    event.revision === desired &&
-    event.desiredSha256 !== null &&
-    event.sha256 === event.desiredSha256;
-  if (runsDesired) {
-    if (record.state !== 'synced' || record.appliedRevision !== desired) {
-      record = {
-        ...record,
-        appliedRevision: desired,
-        appliedSha256: event.sha256,
-        state: 'synced',
-        lastError: null,
-      };
-      changed = true;
-    }
-  } else if (record.rejectedRevision !== desired && slot.inFlight === null) {
-    // The agent runs something else: it restarted, or came back after being unreachable.
-    const cameBack = record.state === 'unreachable' || record.appliedRevision === desired;
-    if (cameBack) {
-      record = { ...record, appliedRevision: event.revision, state: 'pending' };
-      changed = true;
-      backoffMs = backoff.minMs;
-      push = NOW;
-    } else if (!slot.armed) {
-      push = NOW;
-    }
-  }
+  // A restarted agent (new token, new version) gets the rejected revision once more.
+  const restarted =
+    slot.boot !== null && slot.boot !== event.boot && slot.record.rejectedRevision === desired;
+  const retried: SyncRecord = restarted
+    ? { ...contacted.record, rejectedRevision: null, rejectedError: null, state: 'pending' }
+    : contacted.record;
+  const { record, push, freshBackoff } = reconcile(slot, retried, event, desired);
   const contactDue = now - slot.contactSavedAt >= CONTACT_SAVE_INTERVAL_MS;
   return {
     slot: {
       ...contacted,
       record,
       boot: event.boot,
-      backoffMs,
+      backoffMs: freshBackoff ? backoff.minMs : slot.backoffMs,
       contactSavedAt: contactDue ? now : slot.contactSavedAt,
     },
     push,
-    save: changed || contactDue,
-    note,
+    save: record !== contacted.record || contactDue,
+    note: restarted ? 'agent restarted: pushing the rejected revision again' : null,
   };
+}
+
+/** The agent runs the desired revision (synced), or something else (a push is owed), or is left be. */
+function reconcile(
+  slot: SyncSlot,
+  record: SyncRecord,
+  event: Extract<SyncEvent, { kind: 'status' }>,
+  desired: number,
+): { record: SyncRecord; push: Push; freshBackoff: boolean } {
+  const runsDesired =
+    event.revision === desired &&
+    event.desiredSha256 !== null &&
+    event.sha256 === event.desiredSha256;
+  if (runsDesired) {
+    if (record.state === 'synced' && record.appliedRevision === desired) {
+      return { record, push: NONE, freshBackoff: false };
+    }
+    const synced = { appliedRevision: desired, appliedSha256: event.sha256, lastError: null };
+    return { record: { ...record, ...synced, state: 'synced' }, push: NONE, freshBackoff: false };
+  }
+  if (record.rejectedRevision === desired || slot.inFlight !== null) {
+    return { record, push: NONE, freshBackoff: false };
+  }
+  // The agent runs something else: it came back after being unreachable, or lost what it had.
+  if (record.state === 'unreachable' || record.appliedRevision === desired) {
+    const pending: SyncRecord = { ...record, appliedRevision: event.revision, state: 'pending' };
+    return { record: pending, push: NOW, freshBackoff: true };
+  }
+  return { record, push: slot.armed ? NONE : NOW, freshBackoff: false };
 }
 
 const iso = (now: number) => new Date(now).toISOString();
