@@ -18,6 +18,42 @@ export const fieldErrorSchema = z.object({
 
 const warnings = { warnings: z.array(fieldErrorSchema) };
 
+/** Every error code the API answers with. */
+export const API_ERROR_CODES = [
+  'VALIDATION',
+  'INVALID_JSON',
+  'UNAUTHENTICATED',
+  'CSRF',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'IN_USE',
+  'LAST_ADMIN',
+  'PRECONDITION_FAILED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PRECONDITION_REQUIRED',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'UNAVAILABLE',
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** The one shape of every error answer; some carry more beside `error` (412: `current`). */
+export const errorBodySchema = z.looseObject({
+  error: z.object({
+    code: z.enum(API_ERROR_CODES),
+    message: z.string(),
+    fields: z.array(fieldErrorSchema),
+  }),
+});
+export type ErrorBody = z.output<typeof errorBodySchema>;
+
+/** The answer of a list: `{ items }`. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+export type ListOf<T> = { items: T[] };
+
 // ---- collections (GET/POST/PUT /api/xsi-networks, app-servers, peer-node-groups, target-sets)
 
 export const xsiNetworkViewSchema = xsiNetworkSchema.extend(warnings);
@@ -123,10 +159,7 @@ export const revisionInfoSchema = z.object({
 });
 export type RevisionInfo = z.output<typeof revisionInfoSchema>;
 
-export const revisionLogSchema = z.object({
-  items: z.array(revisionInfoSchema),
-  total: z.number(),
-});
+export const revisionLogSchema = listOf(revisionInfoSchema).extend({ total: z.number() });
 export type RevisionLog = z.output<typeof revisionLogSchema>;
 
 /** What changed between two configurations, by the paths of `keyedConfig`. */
@@ -159,7 +192,7 @@ export const auditEntrySchema = z.object({
 });
 export type AuditEntry = z.output<typeof auditEntrySchema>;
 
-export const auditPageSchema = z.object({ items: z.array(auditEntrySchema) });
+export const auditPageSchema = listOf(auditEntrySchema);
 
 // ---- users and the session
 
@@ -173,6 +206,8 @@ export const userSchema = z.object({
   updatedAt: z.string(),
 });
 export type User = z.output<typeof userSchema>;
+
+export const userListSchema = listOf(userSchema);
 
 export const sessionUserSchema = z.object({ name: z.string(), role: z.enum(ROLES) });
 export type SessionUser = z.output<typeof sessionUserSchema>;

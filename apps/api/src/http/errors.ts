@@ -1,6 +1,8 @@
-import { issueText, type FieldError } from '@ipfe/schema';
+import { issueText, type ApiErrorCode, type ErrorBody, type FieldError } from '@ipfe/schema';
 
-/** Every error code the API answers with, and its HTTP status. */
+export type { ErrorBody };
+
+/** The HTTP status of each error code (API_ERROR_CODES of @ipfe/schema). */
 export const ERROR_STATUS = {
   VALIDATION: 400,
   INVALID_JSON: 400,
@@ -19,14 +21,9 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
-} as const;
+} as const satisfies Record<ApiErrorCode, number>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; fields: FieldError[] };
-  [extra: string]: unknown;
-}
+export type ErrorCode = ApiErrorCode;
 
 /** An error meant for the client: its message and fields are safe to show. */
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { checkConfiguration, type Configuration } from '@ipfe/schema';
+import { checkConfiguration, listOf, type Configuration } from '@ipfe/schema';
 import { ApiError, notFound } from '../http/errors.ts';
 import { commitHeaders } from '../http/commit-headers.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
@@ -75,7 +75,7 @@ function registerCollection(
       schema: {
         tags,
         summary: `List every ${spec.noun}`,
-        response: { 200: z.object({ items: z.array(spec.viewSchema) }) },
+        response: { 200: listOf(spec.viewSchema) },
       },
     },
     // The schema documents the answer; built from a validated configuration, its JSON is made

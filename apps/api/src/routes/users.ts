@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
 import { hashPassword } from '../domain/passwords.ts';
-import { ROLES, userSchema } from '@ipfe/schema';
+import { ROLES, userListSchema, userSchema } from '@ipfe/schema';
 import { publicUser, type UserRecord } from '../repositories/users-repository.ts';
 
 export const userName = z
@@ -36,7 +36,7 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Every user (admin only)',
-        response: { 200: z.object({ items: z.array(userSchema) }) },
+        response: { 200: userListSchema },
       },
     },
     async () => ({ items: users.list().map(publicUser) }),

@@ -1,4 +1,4 @@
-import type { FieldError } from '@ipfe/schema';
+import type { ApiErrorCode as SchemaErrorCode, ErrorBody, FieldError } from '@ipfe/schema';
 import { noteCommit } from './commits';
 
 /**
@@ -10,21 +10,8 @@ import { noteCommit } from './commits';
 /** A problem of one field, as errors and warnings name it. */
 export type FieldIssue = FieldError;
 
-export type ApiErrorCode =
-  | 'VALIDATION'
-  | 'INVALID_JSON'
-  | 'UNAUTHENTICATED'
-  | 'CSRF'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'IN_USE'
-  | 'LAST_ADMIN'
-  | 'PRECONDITION_FAILED'
-  | 'PRECONDITION_REQUIRED'
-  | 'RATE_LIMITED'
-  | 'NETWORK'
-  | (string & {});
+/** The API's codes, and NETWORK: no answer came (or none that was the API's). */
+export type ApiErrorCode = SchemaErrorCode | 'NETWORK' | (string & {});
 
 export class ApiError extends Error {
   constructor(
@@ -75,7 +62,7 @@ async function errorOf(response: Response): Promise<ApiError> {
   } catch {
     // Not JSON (a proxy's error page, say): the status line is all there is.
   }
-  const error = (body.error ?? {}) as { code?: string; message?: string; fields?: FieldIssue[] };
+  const error = (body.error ?? {}) as Partial<ErrorBody['error']>;
   const { error: _error, ...rest } = body;
   return new ApiError(
     response.status,

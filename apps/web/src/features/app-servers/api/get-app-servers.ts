@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { AppServerView } from '@ipfe/schema';
+import type { AppServerView, ListOf } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
 export type { AppServerView };
@@ -7,7 +7,7 @@ export type { AppServerView };
 export const appServersQueryKey = ['app-servers'] as const;
 
 export const getAppServers = (signal?: AbortSignal) =>
-  api.get<{ items: AppServerView[] }>('/api/app-servers', signal);
+  api.get<ListOf<AppServerView>>('/api/app-servers', signal);
 
 export const getAppServersQueryOptions = () =>
   queryOptions({

@@ -1,5 +1,5 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
-import type { AuditEntry } from '@ipfe/schema';
+import type { AuditEntry, ListOf } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
 export type { AuditEntry };
@@ -10,7 +10,7 @@ export const auditQueryKey = ['audit'] as const;
 
 /** A page of the log, newest first; `before`: entries older than this id. */
 export const getAudit = (before: number | null, signal?: AbortSignal) =>
-  api.get<{ items: AuditEntry[] }>(
+  api.get<ListOf<AuditEntry>>(
     `/api/audit?limit=${AUDIT_PAGE_SIZE}${before === null ? '' : `&before=${before}`}`,
     signal,
   );

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { PeerNodeGroupView } from '@ipfe/schema';
+import type { PeerNodeGroupView, ListOf } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
 export type { PeerNodeGroupView };
@@ -7,7 +7,7 @@ export type { PeerNodeGroupView };
 export const peerNodeGroupsQueryKey = ['peer-node-groups'] as const;
 
 export const getPeerNodeGroups = (signal?: AbortSignal) =>
-  api.get<{ items: PeerNodeGroupView[] }>('/api/peer-node-groups', signal);
+  api.get<ListOf<PeerNodeGroupView>>('/api/peer-node-groups', signal);
 
 export const getPeerNodeGroupsQueryOptions = () =>
   queryOptions({

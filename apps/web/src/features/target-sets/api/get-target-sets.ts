@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { TargetSetView } from '@ipfe/schema';
+import type { TargetSetView, ListOf } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
 export type { TargetSetView };
@@ -7,7 +7,7 @@ export type { TargetSetView };
 export const targetSetsQueryKey = ['target-sets'] as const;
 
 export const getTargetSets = (signal?: AbortSignal) =>
-  api.get<{ items: TargetSetView[] }>('/api/target-sets', signal);
+  api.get<ListOf<TargetSetView>>('/api/target-sets', signal);
 
 export const getTargetSetsQueryOptions = () =>
   queryOptions({

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { XsiNetworkView } from '@ipfe/schema';
+import type { XsiNetworkView, ListOf } from '@ipfe/schema';
 import { api } from '@/lib/api-client';
 
 export type { XsiNetworkView };
@@ -7,7 +7,7 @@ export type { XsiNetworkView };
 export const xsiNetworksQueryKey = ['xsi-networks'] as const;
 
 export const getXsiNetworks = (signal?: AbortSignal) =>
-  api.get<{ items: XsiNetworkView[] }>('/api/xsi-networks', signal);
+  api.get<ListOf<XsiNetworkView>>('/api/xsi-networks', signal);
 
 export const getXsiNetworksQueryOptions = () =>
   queryOptions({
