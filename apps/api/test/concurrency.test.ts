@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  snapshot,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { leastLoadTargetSet, snapshot } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-let admin: Client;
-beforeAll(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-  expect((await admin.post('/api/target-sets', leastLoadTargetSet())).statusCode).toBe(201);
+const { t, admin } = useTestApp({
+  per: 'file',
+  seed: true,
+  setup: async (admin) =>
+    expect((await admin.post('/api/target-sets', leastLoadTargetSet())).statusCode).toBe(201),
 });
-afterAll(() => t.close());
 
 describe('concurrent writers', () => {
   it('20 concurrent PUTs with the same If-Match: exactly one 200, nineteen 412, and the winner is what is stored', async () => {

@@ -1,14 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  snapshot,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { leastLoadTargetSet, snapshot } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
 /**
  * Property-based fuzzing of every write route: random and mutated bodies never produce a 5xx,
@@ -16,16 +9,14 @@ import {
  */
 const RUNS_PER_ROUTE = Number(process.env.IPFE_FUZZ_RUNS ?? 300);
 
-let t: TestApp;
-let admin: Client;
-beforeAll(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-  await admin.post('/api/target-sets', leastLoadTargetSet());
-  await admin.post('/api/peer-node-groups', { name: 'east', members: ['10.1.0.0/16'] });
+const { t, admin } = useTestApp({
+  per: 'file',
+  seed: true,
+  setup: async (admin) => {
+    await admin.post('/api/target-sets', leastLoadTargetSet());
+    await admin.post('/api/peer-node-groups', { name: 'east', members: ['10.1.0.0/16'] });
+  },
 });
-afterAll(() => t.close());
 
 const leaf = fc.oneof(
   fc.integer({ min: -70000, max: 70000 }),

@@ -1,24 +1,14 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  snapshot,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { leastLoadTargetSet, snapshot } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-let admin: Client;
-beforeAll(async () => {
-  t = await startApp({ bodyLimitBytes: 64 * 1024 });
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-  await admin.post('/api/target-sets', leastLoadTargetSet());
+const { t, admin } = useTestApp({
+  per: 'file',
+  bodyLimitBytes: 64 * 1024,
+  seed: true,
+  setup: (admin) => admin.post('/api/target-sets', leastLoadTargetSet()),
 });
-afterAll(() => t.close());
 
 const send = (
   method: 'POST' | 'PUT',

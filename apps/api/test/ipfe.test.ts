@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IpfeView } from '@ipfe/schema';
-import { login, startApp, type Client, type TestApp } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-let admin: Client;
-
-beforeAll(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-});
-afterAll(() => t.close());
+const { t, admin } = useTestApp({ per: 'file' });
 
 describe('GET /api/ipfe', () => {
   it("names what each slot's active alarm is on: its Target Set and server", async () => {

@@ -1,26 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  snapshot,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { leastLoadTargetSet, snapshot } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
 /**
  * Refusals read as an operator reads them: fields named as the GUI names them, never by their
  * path; the paths stay in `fields[].path` for programs.
  */
-let t: TestApp;
-let admin: Client;
-beforeEach(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-});
-afterEach(() => t.close());
+const { t, admin } = useTestApp({ seed: true });
 
 const errorOf = (response: { json(): unknown }) =>
   (response.json() as { error: { message: string; fields: { path: string; message: string }[] } })

@@ -1,22 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  fieldsOf,
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  snapshot,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fieldsOf, leastLoadTargetSet, seedPrerequisites, snapshot } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-let admin: Client;
-beforeEach(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-});
-afterEach(() => t.close());
+const { t, admin } = useTestApp();
 
 describe('/api/xsi-networks', () => {
   it('inserts, reads, lists, edits and deletes a network', async () => {

@@ -1,18 +1,12 @@
 import { checkConfiguration, deriveTargetSet, type IpfeSlot } from '@ipfe/schema';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.ts';
 import { warningsOf } from '../src/domain/collections.ts';
 import { ListAnswer } from '../src/http/list-answer.ts';
 import { openDatabase } from '../src/plugins/db.ts';
 import { ConfigRepository } from '../src/repositories/config-repository.ts';
-import {
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { leastLoadTargetSet, type Client } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
 /**
  * The list and read routes build their answers once per revision (derived fields, warnings,
@@ -70,32 +64,27 @@ const targetSets = async (admin: Client) =>
     warnings: unknown[];
   }[];
 
-let t: TestApp;
-let admin: Client;
-beforeEach(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-  await admin.post('/api/peer-node-groups', { name: 'png1', members: ['127.1.1.0/30'] });
-  await admin.post('/api/target-sets', leastLoadTargetSet({ deleteAgeSeconds: 300 })); // a warning
-  await admin.post(
-    '/api/target-sets',
-    leastLoadTargetSet({
-      number: 5,
-      primary: { address: '127.1.0.105', activeIpfe: 'A2' },
-      secondary: { address: '2001:db8::100', activeIpfe: 'A2' }, // a warning
-      servers: [
-        { address: '127.1.1.1', secondaryAddress: '2001:db8::1', weight: 3, description: 'a b' },
-        { address: '127.1.1.2', secondaryAddress: '2001:db8::2' },
-        { address: '127.1.1.3', secondaryAddress: '2001:db8::3', weight: 0 },
-      ],
-    }),
-  );
+const { t, admin } = useTestApp({
+  seed: true,
+  setup: async (admin) => {
+    await admin.post('/api/peer-node-groups', { name: 'png1', members: ['127.1.1.0/30'] });
+    await admin.post('/api/target-sets', leastLoadTargetSet({ deleteAgeSeconds: 300 })); // a warning
+    await admin.post(
+      '/api/target-sets',
+      leastLoadTargetSet({
+        number: 5,
+        primary: { address: '127.1.0.105', activeIpfe: 'A2' },
+        secondary: { address: '2001:db8::100', activeIpfe: 'A2' }, // a warning
+        servers: [
+          { address: '127.1.1.1', secondaryAddress: '2001:db8::1', weight: 3, description: 'a b' },
+          { address: '127.1.1.2', secondaryAddress: '2001:db8::2' },
+          { address: '127.1.1.3', secondaryAddress: '2001:db8::3', weight: 0 },
+        ],
+      }),
+    );
+  },
 });
-afterEach(() => {
-  vi.restoreAllMocks();
-  return t.close();
-});
+afterEach(() => vi.restoreAllMocks());
 
 describe('lists built once per revision', () => {
   it('answer byte for byte what building them on every request answered, again and again', async () => {

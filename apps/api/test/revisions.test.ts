@@ -1,24 +1,14 @@
 import { configDocumentSchema } from '@ipfe/schema';
 import { digestOf } from '@ipfe/schema/digest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { leastLoadTargetSet } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-let admin: Client;
-beforeEach(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-  await seedPrerequisites(admin); // revisions 1–6
-  await admin.post('/api/target-sets', leastLoadTargetSet()); // 7
+// Revisions 1–6: the seed; 7: a Target Set.
+const { admin } = useTestApp({
+  seed: true,
+  setup: (admin) => admin.post('/api/target-sets', leastLoadTargetSet()),
 });
-afterEach(() => t.close());
 
 describe('/api/revisions', () => {
   it('lists every commit newest first with author, time and summary', async () => {

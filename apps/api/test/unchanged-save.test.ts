@@ -1,31 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import {
-  leastLoadTargetSet,
-  login,
-  seedPrerequisites,
-  startApp,
-  type Client,
-  type TestApp,
-} from './helpers.ts';
+import { leastLoadTargetSet } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
 /**
  * A save that changes nothing commits nothing: no revision in the log, nothing for the agents.
  * The push is followed for real: agent sync runs (its agents, at 127.250.0.11/12, do not answer),
  * and every commit raises each configured slot's desired revision.
  */
-let t: TestApp;
-let admin: Client;
-beforeEach(async () => {
-  t = await startApp({
-    agentSync: { enabled: true, pollIntervalMs: 60_000, backoffMinMs: 60_000 },
-  });
-  await t.app.ready();
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-  expect((await admin.post('/api/target-sets', leastLoadTargetSet())).statusCode).toBe(201);
+const { admin } = useTestApp({
+  agentSync: { enabled: true, pollIntervalMs: 60_000, backoffMinMs: 60_000 },
+  seed: true,
+  setup: async (admin) =>
+    expect((await admin.post('/api/target-sets', leastLoadTargetSet())).statusCode).toBe(201),
 });
-afterEach(() => t.close());
 
 /** What a person sees of the history and of the push: the revision log and each IPFE's target. */
 async function history() {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   addUser,
   fieldsOf,
@@ -7,18 +7,11 @@ import {
   PASSWORD,
   seedPrerequisites,
   snapshot,
-  startApp,
   type Client,
-  type TestApp,
 } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-let admin: Client;
-beforeEach(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-});
-afterEach(() => t.close());
+const { t, admin } = useTestApp();
 
 describe('/api/users', () => {
   it('lets an admin create, list, change and delete users; passwords are never shown', async () => {
