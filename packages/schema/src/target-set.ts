@@ -44,13 +44,20 @@ export const factorPairRefused = (ts: {
   ts.leastLoad.mpsFactor === 0 &&
   ts.leastLoad.connectionCountFactor === 0;
 
+/**
+ * The pair rule's shape: the field its issue shows on, and the fields it reads (a form checks the
+ * rule again as one of them changes).
+ */
+export const FACTOR_PAIR_RULE = {
+  path: 'leastLoad.mpsFactor',
+  reads: ['algorithm', 'leastLoad.mpsFactor', 'leastLoad.connectionCountFactor'],
+} as const;
+
 /** The issues that leave the pair rule nothing sound to look at (the root: not an object). */
 const FACTOR_PATHS: readonly PropertyKey[][] = [
   [],
-  ['algorithm'],
   ['leastLoad'],
-  ['leastLoad', 'mpsFactor'],
-  ['leastLoad', 'connectionCountFactor'],
+  ...FACTOR_PAIR_RULE.reads.map((field) => field.split('.')),
 ];
 
 const descriptionMessage = `Description must be at most ${DESCRIPTION_LENGTH.max} letters, digits, spaces, '-', '_' or '.'`;
@@ -106,7 +113,7 @@ export const withTargetSetRules = <S extends z.ZodType<Parameters<typeof factorP
   schema: S,
 ) =>
   schema.refine((ts) => !factorPairRefused(ts), {
-    path: ['leastLoad', 'mpsFactor'],
+    path: FACTOR_PAIR_RULE.path.split('.'),
     message: MESSAGES.factorsBothZero,
     // Said beside the other fields' issues, once the algorithm and both factors parse.
     when: ({ issues }) =>

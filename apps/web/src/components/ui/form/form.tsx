@@ -145,9 +145,16 @@ const pressedButton = (() => {
  */
 function recheckingErrors<F extends FieldValues, O>(
   form: UseFormReturn<F, unknown, O>,
+  rules: readonly FieldRule[],
 ): UseFormRegister<F> {
   return (name, options) => {
-    const registration = form.register(name, options);
+    // The rules that read this field and show on another one.
+    const shownElsewhere = rules.filter((r) => r.path !== name && r.reads.includes(name));
+    const deps = shownElsewhere.map((r) => r.path as FieldPath<F>);
+    const registration = form.register(
+      name,
+      deps.length > 0 ? ({ ...options, deps } as typeof options) : options,
+    );
     return {
       ...registration,
       onBlur: (event) => pressedButton.settle(() => registration.onBlur(event)) as Promise<void>,
@@ -157,10 +164,30 @@ function recheckingErrors<F extends FieldValues, O>(
         if (state.error && !state.isTouched && !form.formState.isSubmitted) {
           await form.trigger(name);
         }
+        // A typed box checks its rules when it is checked itself (`deps`); a choice is not left,
+        // so its change counts at once.
+        if (deps.length > 0 && isChoice(event)) await form.trigger(deps);
         return result;
       },
     };
   };
+}
+
+const isChoice = (event: { target?: unknown }) => {
+  const target = event.target;
+  return (
+    target instanceof HTMLSelectElement ||
+    (target instanceof HTMLInputElement && (target.type === 'radio' || target.type === 'checkbox'))
+  );
+};
+
+/**
+ * A rule of the schema between fields (e.g. `FACTOR_PAIR_RULE`): the field its issue shows on and
+ * the fields it reads. The form checks it again as one of those changes.
+ */
+export interface FieldRule {
+  path: string;
+  reads: readonly string[];
 }
 
 export interface UseSchemaFormOptions<F extends FieldValues, O> {
@@ -170,7 +197,11 @@ export interface UseSchemaFormOptions<F extends FieldValues, O> {
   check?: (values: F) => FieldIssue[];
   /** Fields that hold lists: an issue at the list itself shows as the list's `root` error. */
   arrayFields?: readonly string[];
+  /** The schema's rules between fields, checked again as a field they read changes. */
+  rules?: readonly FieldRule[];
 }
+
+const NO_RULES: readonly FieldRule[] = [];
 
 /** react-hook-form with the shared schema: errors show when a field is left, then as it changes. */
 export function useSchemaForm<F extends FieldValues, O>({
@@ -178,6 +209,7 @@ export function useSchemaForm<F extends FieldValues, O>({
   defaultValues,
   check,
   arrayFields = [],
+  rules = NO_RULES,
 }: UseSchemaFormOptions<F, O>): UseFormReturn<F, unknown, O> {
   const self = useRef<UseFormReturn<F, unknown, O> | null>(null);
   const resolver = zodResolver(schema as never) as unknown as Resolver<F, unknown, O>;
@@ -192,7 +224,7 @@ export function useSchemaForm<F extends FieldValues, O>({
     ),
   });
   self.current = form;
-  const register = useMemo(() => recheckingErrors(form), [form]);
+  const register = useMemo(() => recheckingErrors(form, rules), [form, rules]);
   // Spread on every render: `formState` is this render's.
   return { ...form, register };
 }

@@ -2,6 +2,7 @@ import {
   ALLOWED_DEVIATION,
   DELETE_AGE_S,
   FACTOR,
+  FACTOR_PAIR_RULE,
   IPFE_SLOTS,
   leastLoadSchema,
   MESSAGES,
@@ -51,6 +52,8 @@ import { ChangePreview } from './change-preview';
 import { IpList } from './ip-list';
 
 const schema = formSchema(toTargetSetBody, targetSetSchema);
+// Fm = Fc = 0 (Least Load only) shows on Fm: said, or taken back, as the algorithm or Fc changes.
+const RULES = [FACTOR_PAIR_RULE];
 const num = { valueAsNumber: true } as const;
 const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
 const familyLabel = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
@@ -90,6 +93,7 @@ export function TargetSetForm({
     defaultValues: targetSet ? editValues(targetSet, options) : insertDefaults(family, context),
     check: (values) => checkInContext(values, context).errors,
     arrayFields: ['servers'],
+    rules: RULES,
   });
   const { register, control, setValue, trigger } = form;
   const { isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
@@ -269,11 +273,7 @@ export function TargetSetForm({
           />
           <RadioGroupField
             label="Load Balance Algorithm"
-            registration={register('algorithm', {
-              // Fm = Fc = 0 is an error with Least Load only: say it, or take it back, at once.
-              onChange: () =>
-                void trigger(['leastLoad.mpsFactor', 'leastLoad.connectionCountFactor']),
-            })}
+            registration={register('algorithm')}
             options={[
               { value: 'hash', label: 'Hash' },
               { value: 'leastLoad', label: 'Least Load' },
@@ -306,11 +306,7 @@ export function TargetSetForm({
             label="Connection Count Factor"
             type="number"
             required
-            registration={register('leastLoad.connectionCountFactor', {
-              ...num,
-              // Fm = Fc = 0 is reported on Fm: check it again when Fc changes.
-              deps: ['leastLoad.mpsFactor'],
-            })}
+            registration={register('leastLoad.connectionCountFactor', num)}
             help={`Factor Fc in the load equation. Range: ${FACTOR.min}–${FACTOR.max}. Default: ${FACTOR.default}. With Least Load, Fm + Fc is normalized to 100 on commit; with Hash both are kept as typed.`}
           />
           <FieldRow id="normalized-factors" label="Saved as (Fm / Fc)" labelFor={false}>
