@@ -3,15 +3,27 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backupDatabase } from '../src/services/backup.ts';
-import { login, seedPrerequisites, startApp, type Client, type TestApp } from './helpers.ts';
+import { login, startApp } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
 const run = promisify(execFile);
 const backupCli = new URL('../src/cli/backup.ts', import.meta.url).pathname;
 const tsx = new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url).pathname;
-let t: TestApp;
-let admin: Client;
+const { t, admin } = useTestApp({
+  per: 'file',
+  seed: true,
+  // Larger than one default step of the backup API (100 pages): a copy in several steps would
+  // be restarted by every write in between.
+  setup: async () => {
+    const writer = startWriter();
+    while (statSync(t.databaseFile).size + statSync(`${t.databaseFile}-wal`).size < 600_000)
+      await new Promise((r) => setTimeout(r, 20));
+    await writer.stop();
+  },
+  timeout: 60_000,
+});
 
 /** Commits revision after revision (an options change each) until stopped. */
 function startWriter() {
@@ -57,19 +69,6 @@ function checkCopy(file: string) {
     copy.close();
   }
 }
-
-beforeAll(async () => {
-  t = await startApp();
-  admin = await login(t.app);
-  await seedPrerequisites(admin);
-  // Larger than one default step of the backup API (100 pages): a copy in several steps would
-  // be restarted by every write in between.
-  const writer = startWriter();
-  while (statSync(t.databaseFile).size + statSync(`${t.databaseFile}-wal`).size < 600_000)
-    await new Promise((r) => setTimeout(r, 20));
-  await writer.stop();
-}, 60_000);
-afterAll(() => t.close());
 
 describe('npm run backup', () => {
   it('copies the database while revisions are being committed, whole and consistent', async () => {

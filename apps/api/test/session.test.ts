@@ -1,5 +1,5 @@
 import type { Session } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/plugins/db.ts';
 import { SqliteSessionStore } from '../src/repositories/session-store.ts';
 import {
@@ -10,15 +10,10 @@ import {
   login,
   PASSWORD,
   seedPrerequisites,
-  startApp,
-  type TestApp,
 } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await startApp({ loginFailuresPerUser: 3, loginAttemptsPerAddress: 10 });
-});
-afterEach(() => t.close());
+const { t } = useTestApp({ login: false, loginFailuresPerUser: 3, loginAttemptsPerAddress: 10 });
 
 const attempt = (password: string, username = 'admin') =>
   t.app.inject({ method: 'POST', url: '/api/session', payload: { username, password } });
