@@ -5,18 +5,22 @@ import { usePeerNodeGroups } from '@/features/peer-node-groups/api/get-peer-node
 import { useUpdatePeerNodeGroup } from '@/features/peer-node-groups/api/update-peer-node-group';
 import { PeerNodeGroupForm } from '@/features/peer-node-groups/components/peer-node-group-form';
 import { PeerNodeGroupsList } from '@/features/peer-node-groups/components/peer-node-groups-list';
-import { namedCollectionRoutes } from './named-collection';
+import { collectionRoutes } from './collection';
 
-const routes = namedCollectionRoutes({
+const routes = collectionRoutes({
   trail: ['Network'],
   path: '/peer-node-groups',
   title: 'Peer Node Groups',
   noun: 'Peer node group',
   nounInSentence: 'peer node group',
+  keyOf: (item) => item.name,
   useList: usePeerNodeGroups,
   useOne: usePeerNodeGroup,
   useCreate: useCreatePeerNodeGroup,
-  useUpdate: useUpdatePeerNodeGroup,
+  useUpdate: () => {
+    const update = useUpdatePeerNodeGroup();
+    return { mutateAsync: ({ key, ...change }) => update.mutateAsync({ name: key, ...change }) };
+  },
   useDelete: useDeletePeerNodeGroup,
   renderList: ({ items, selected, onSelect }) => (
     <PeerNodeGroupsList groups={items} selected={selected} onSelect={onSelect} />

@@ -1,10 +1,9 @@
-import { useMemo, useState } from 'react';
-import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useMemo } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { IPFE_SLOTS, type TargetSet } from '@ipfe/schema';
 import { Alert } from '@/components/ui/alert';
-import { ListToolbar } from '@/components/ui/list-toolbar';
-import { Loading, Page } from '@/components/ui/page';
-import type { SaveOutcome } from '@/components/ui/form';
+import { Loading } from '@/components/ui/page';
+import type { Versioned } from '@/lib/api-client';
 import { useAppServers } from '@/features/app-servers/api/get-app-servers';
 import { useOptions } from '@/features/options/api/get-options';
 import { useCreateTargetSet } from '@/features/target-sets/api/create-target-set';
@@ -16,11 +15,7 @@ import type { Family, TargetSetContext } from '@/features/target-sets/components
 import { TargetSetForm } from '@/features/target-sets/components/target-set-form';
 import { TargetSetsView } from '@/features/target-sets/components/target-sets-view';
 import { useXsiNetworks } from '@/features/xsi-networks/api/get-xsi-networks';
-import { canEdit, useUser } from '@/lib/auth';
-import { useShownVersion } from '@/lib/shown-version';
-import { SavedNotice, type SavedState } from './saved-notice';
-
-const TRAIL = ['IPFE', 'Configuration'];
+import { collectionRoutes, type CollectionFormProps } from './collection';
 
 function ExportLink() {
   return (
@@ -75,72 +70,40 @@ function Prerequisites({
   );
 }
 
-export function TargetSetsRoute() {
-  const targetSets = useTargetSets({ live: true });
+/** The View's table, or, with no Target Set yet, what to configure first. */
+function TargetSetsList({
+  items,
+  selected,
+  onSelect,
+  editor,
+}: {
+  items: TargetSetView[];
+  selected: number | null;
+  onSelect?: (number: number) => void;
+  editor: boolean;
+}) {
   const options = useOptions();
   const networks = useXsiNetworks();
   const servers = useAppServers();
-  const { data: user } = useUser();
-  const remove = useDeleteTargetSet();
-  const [selected, setSelected] = useState<number | null>(null);
-  const editor = canEdit(user);
-  const current = targetSets.data?.find((t) => t.number === selected) ?? null;
-
+  if (items.length === 0) {
+    return (
+      <Prerequisites
+        editor={editor}
+        ipfe={IPFE_SLOTS.some((s) => options.data?.data.ipfe[s])}
+        networks={(networks.data?.length ?? 0) > 0}
+        servers={(servers.data?.length ?? 0) > 0}
+      />
+    );
+  }
   return (
-    <Page
-      trail={TRAIL}
-      title="Target Sets [View]"
-      toolbar={
-        editor ? (
-          <ListToolbar
-            noun="Target Set"
-            selected={
-              current && { key: String(current.number), label: `Target Set ${current.number}` }
-            }
-            insert={[
-              { to: '/target-sets/insert?family=ipv4', label: 'Insert IPv4' },
-              { to: '/target-sets/insert?family=ipv6', label: 'Insert IPv6' },
-            ]}
-            editPath={(n) => `/target-sets/${n}/edit`}
-            onDelete={async (n) => {
-              await remove.mutateAsync(Number(n));
-              setSelected(null);
-            }}
-            extra={<ExportLink />}
-          />
-        ) : (
-          <div className="toolbar">
-            <ExportLink />
-          </div>
-        )
-      }
-    >
-      <SavedNotice />
-      {targetSets.isError && <Alert tone="error" title={targetSets.error.message} />}
-      {!targetSets.data ? (
-        !targetSets.isError && <Loading what="Target Sets" />
-      ) : targetSets.data.length === 0 ? (
-        <Prerequisites
-          editor={editor}
-          ipfe={IPFE_SLOTS.some((s) => options.data?.data.ipfe[s])}
-          networks={(networks.data?.length ?? 0) > 0}
-          servers={(servers.data?.length ?? 0) > 0}
-        />
-      ) : (
-        <>
-          <TargetSetsView
-            targetSets={targetSets.data}
-            selected={selected}
-            onSelect={editor ? setSelected : undefined}
-          />
-          <p className="page-note">
-            Owner (live): the IPFE serving the primary address now. Active bindings: the servers
-            able to take new connections, out of all listed. Both come from the IPFE agents; — means
-            no agent reports them.
-          </p>
-        </>
-      )}
-    </Page>
+    <>
+      <TargetSetsView targetSets={items} selected={selected} onSelect={onSelect} />
+      <p className="page-note">
+        Owner (live): the IPFE serving the primary address now. Active bindings: the servers able to
+        take new connections, out of all listed. Both come from the IPFE agents; — means no agent
+        reports them.
+      </p>
+    </>
   );
 }
 
@@ -165,78 +128,69 @@ function useTargetSetContext(editing: number | null) {
   return { context, error };
 }
 
-const toView = (outcome: SaveOutcome | null) =>
-  outcome?.kind === 'saved'
-    ? ({ saved: outcome.message, warnings: outcome.warnings } satisfies SavedState)
-    : null;
-
-export function TargetSetInsertRoute() {
+/**
+ * Insert (of the family of the button that opened the page) or Edit, once the configuration the
+ * form checks against is loaded.
+ */
+function TargetSetFormPage({
+  entity,
+  ...props
+}: CollectionFormProps<TargetSetView, TargetSet, Versioned<TargetSetView>, number>) {
   const [params] = useSearchParams();
-  const navigate = useNavigate();
-  const family: Family = params.get('family') === 'ipv6' ? 'ipv6' : 'ipv4';
-  const create = useCreateTargetSet();
-  const { context, error } = useTargetSetContext(null);
+  const { context, error } = useTargetSetContext(entity?.number ?? null);
+  const family: Family = entity?.family ?? (params.get('family') === 'ipv6' ? 'ipv6' : 'ipv4');
   return (
-    <Page trail={TRAIL} title="Target Sets [Insert]">
+    <>
       {error && <Alert tone="error" title={error.message} />}
       {context ? (
         <TargetSetForm
           key={family}
           context={context}
           family={family}
-          targetSet={null}
-          save={async (body: TargetSet) => create.mutateAsync(body)}
-          onDone={(outcome) => void navigate('/target-sets', { state: toView(outcome) })}
-          onInserted={(number, outcome) =>
-            void navigate(`/target-sets/${number}/edit`, {
-              replace: true,
-              state: { outcome },
-            })
-          }
-          onReload={() => undefined}
+          targetSet={entity}
+          {...props}
         />
       ) : (
-        !error && <Loading what="the configuration" />
+        !error && <Loading what={entity ? `Target Set ${entity.number}` : 'the configuration'} />
       )}
-    </Page>
+    </>
   );
 }
 
-export function TargetSetEditRoute() {
-  const params = useParams();
-  const number = Number(params.number);
-  const navigate = useNavigate();
-  const location = useLocation();
-  const targetSet = useTargetSet(number);
-  const update = useUpdateTargetSet();
-  const { context, error } = useTargetSetContext(number);
-  const [version, setVersion] = useState(0);
-  const shown = useShownVersion(targetSet.data?.etag, version);
-  const carried = (location.state as { outcome?: SaveOutcome } | null)?.outcome ?? null;
-  const failure = targetSet.error ?? error;
-  const entity: TargetSetView | undefined = targetSet.data?.data;
-  return (
-    <Page trail={TRAIL} title="Target Sets [Edit]">
-      {failure && <Alert tone="error" title={failure.message} />}
-      {entity && context ? (
-        <TargetSetForm
-          key={version}
-          context={context}
-          family={entity.family}
-          targetSet={entity}
-          initialOutcome={version === 0 ? carried : null}
-          save={async (body: TargetSet) => {
-            const saved = await update.mutateAsync({ number, data: body, etag: shown.etag() });
-            shown.saved(saved.etag);
-            return saved;
-          }}
-          onDone={(outcome) => void navigate('/target-sets', { state: toView(outcome) })}
-          onInserted={() => undefined}
-          onReload={() => void targetSet.refetch().then(() => setVersion((v) => v + 1))}
-        />
-      ) : (
-        !failure && <Loading what={`Target Set ${number}`} />
-      )}
-    </Page>
-  );
-}
+const routes = collectionRoutes({
+  trail: ['IPFE', 'Configuration'],
+  path: '/target-sets',
+  title: 'Target Sets',
+  listTitle: 'Target Sets [View]',
+  noun: 'Target Set',
+  nounInSentence: 'Target Set',
+  keyOf: (targetSet: TargetSetView) => targetSet.number,
+  keyFromPath: Number,
+  insert: [
+    { to: '/target-sets/insert?family=ipv4', label: 'Insert IPv4' },
+    { to: '/target-sets/insert?family=ipv6', label: 'Insert IPv6' },
+  ],
+  toolbarExtra: <ExportLink />,
+  useList: () => {
+    // What the empty View's checklist reads, loaded with the list.
+    useOptions();
+    useXsiNetworks();
+    useAppServers();
+    return useTargetSets({ live: true });
+  },
+  useOne: useTargetSet,
+  useCreate: useCreateTargetSet,
+  useUpdate: () => {
+    const update = useUpdateTargetSet();
+    return {
+      mutateAsync: ({ key, ...change }) => update.mutateAsync({ number: key, ...change }),
+    };
+  },
+  useDelete: useDeleteTargetSet,
+  renderList: (props) => <TargetSetsList {...props} />,
+  renderForm: (props) => <TargetSetFormPage {...props} />,
+});
+
+export const TargetSetsRoute = routes.ListRoute;
+export const TargetSetInsertRoute = routes.InsertRoute;
+export const TargetSetEditRoute = routes.EditRoute;

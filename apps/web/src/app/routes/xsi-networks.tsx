@@ -5,18 +5,22 @@ import { useXsiNetworks } from '@/features/xsi-networks/api/get-xsi-networks';
 import { useUpdateXsiNetwork } from '@/features/xsi-networks/api/update-xsi-network';
 import { XsiNetworkForm } from '@/features/xsi-networks/components/xsi-network-form';
 import { XsiNetworksList } from '@/features/xsi-networks/components/xsi-networks-list';
-import { namedCollectionRoutes } from './named-collection';
+import { collectionRoutes } from './collection';
 
-const routes = namedCollectionRoutes({
+const routes = collectionRoutes({
   trail: ['Network'],
   path: '/xsi-networks',
   title: 'XSI Networks',
   noun: 'XSI network',
   nounInSentence: 'XSI network',
+  keyOf: (item) => item.name,
   useList: useXsiNetworks,
   useOne: useXsiNetwork,
   useCreate: useCreateXsiNetwork,
-  useUpdate: useUpdateXsiNetwork,
+  useUpdate: () => {
+    const update = useUpdateXsiNetwork();
+    return { mutateAsync: ({ key, ...change }) => update.mutateAsync({ name: key, ...change }) };
+  },
   useDelete: useDeleteXsiNetwork,
   renderList: ({ items, selected, onSelect }) => (
     <XsiNetworksList networks={items} selected={selected} onSelect={onSelect} />

@@ -80,6 +80,9 @@ export function CarriedOutcomeProvider({
   return <CarriedOutcome.Provider value={outcome}>{children}</CarriedOutcome.Provider>;
 }
 
+/** The message the page that sent the operator here left for the form, if any. */
+export const useCarriedOutcome = () => useContext(CarriedOutcome);
+
 function OutcomeAlert({ outcome, loading }: { outcome: SaveOutcome; loading: boolean }) {
   switch (outcome.kind) {
     case 'saved':

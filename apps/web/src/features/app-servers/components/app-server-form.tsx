@@ -16,6 +16,7 @@ import {
   ReadOnlyField,
   SaveFeedback,
   useSave,
+  type SaveOutcome,
   useSchemaForm,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
@@ -57,14 +58,15 @@ export function AppServerForm({
   server,
   save,
   onDone,
-  onSavedInsert,
+  onInserted,
   onReload,
 }: {
   server: AppServer | null;
   save: (body: AppServerInput) => Promise<Versioned<AppServerView>>;
   /** Back to the list: after OK with what was saved, after Cancel with nothing. */
-  onDone: (saved?: string) => void;
-  onSavedInsert: (name: string) => void;
+  onDone: (outcome: SaveOutcome | null) => void;
+  /** After Apply on Insert: edited from here on. */
+  onInserted: (name: string, outcome: SaveOutcome) => void;
   onReload: () => void;
 }) {
   const form = useSchemaForm({ schema, defaultValues: valuesOf(server) });
@@ -75,18 +77,18 @@ export function AppServerForm({
     place,
     what: 'The application server',
     onSaved: (saved, how) => {
-      const message = savedAs(`Application server ${saved.data.name}`, saved);
+      const result: SaveOutcome = {
+        kind: 'saved',
+        message: savedAs(`Application server ${saved.data.name}`, saved),
+        warnings: saved.data.warnings,
+      };
       if (how === 'ok') {
-        onDone(message);
+        onDone(result);
         return null;
       }
       form.reset(valuesOf(saved.data));
-      if (!server) onSavedInsert(saved.data.name);
-      return {
-        kind: 'saved',
-        message,
-        warnings: saved.data.warnings,
-      };
+      if (!server) onInserted(saved.data.name, result);
+      return result;
     },
   });
   return (
@@ -120,7 +122,7 @@ export function AppServerForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />
+      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
     </Form>
   );
 }

@@ -13,6 +13,7 @@ import {
   SaveFeedback,
   TextAreaField,
   useSave,
+  type SaveOutcome,
   useSchemaForm,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
@@ -53,14 +54,15 @@ export function PeerNodeGroupForm({
   group,
   save,
   onDone,
-  onSavedInsert,
+  onInserted,
   onReload,
 }: {
   group: PeerNodeGroup | null;
   save: (body: PeerNodeGroup) => Promise<Versioned<PeerNodeGroupView>>;
   /** Back to the list: after OK with what was saved, after Cancel with nothing. */
-  onDone: (saved?: string) => void;
-  onSavedInsert: (name: string) => void;
+  onDone: (outcome: SaveOutcome | null) => void;
+  /** After Apply on Insert: edited from here on. */
+  onInserted: (name: string, outcome: SaveOutcome) => void;
   onReload: () => void;
 }) {
   const valuesOf = (g: PeerNodeGroup | null) => ({
@@ -75,18 +77,18 @@ export function PeerNodeGroupForm({
     place,
     what: 'The peer node group',
     onSaved: (saved, how) => {
-      const message = savedAs(`Peer node group ${saved.data.name}`, saved);
+      const result: SaveOutcome = {
+        kind: 'saved',
+        message: savedAs(`Peer node group ${saved.data.name}`, saved),
+        warnings: saved.data.warnings,
+      };
       if (how === 'ok') {
-        onDone(message);
+        onDone(result);
         return null;
       }
       form.reset(valuesOf(saved.data));
-      if (!group) onSavedInsert(saved.data.name);
-      return {
-        kind: 'saved',
-        message,
-        warnings: saved.data.warnings,
-      };
+      if (!group) onInserted(saved.data.name, result);
+      return result;
     },
   });
   const help = `IPv4 or IPv6 addresses or CIDRs, one per line; ${PEER_NODE_GROUP_MEMBERS.min}–${PEER_NODE_GROUP_MEMBERS.max} members. A connection belongs to the first group (by name) with a member matching its source address.`;
@@ -110,7 +112,7 @@ export function PeerNodeGroupForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />
+      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
     </Form>
   );
 }

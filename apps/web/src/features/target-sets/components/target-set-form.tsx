@@ -27,6 +27,7 @@ import {
   ReadOnlyField,
   SaveFeedback,
   SelectField,
+  useCarriedOutcome,
   useSave,
   useSchemaForm,
   type SaveOutcome,
@@ -71,8 +72,6 @@ export interface TargetSetFormProps {
   onInserted: (number: number, outcome: SaveOutcome) => void;
   /** After a stale save: load the current version. */
   onReload: () => void;
-  /** A message carried over from the page that sent the operator here. */
-  initialOutcome?: SaveOutcome | null;
 }
 
 /** Target Sets [Insert] and [Edit]: the sections and fields of the source page. */
@@ -84,7 +83,6 @@ export function TargetSetForm({
   onDone,
   onInserted,
   onReload,
-  initialOutcome = null,
 }: TargetSetFormProps) {
   const editing = targetSet !== null;
   const { options } = context;
@@ -118,6 +116,8 @@ export function TargetSetForm({
     : undefined;
 
   const place = (path: string) => placeTargetSetIssue(path, editing);
+  // A message carried over from the page that sent the operator here (Apply on Insert).
+  const carried = useCarriedOutcome();
   const { onSubmit, outcome, intent } = useSave({
     form,
     save: (body: TargetSet) => save(body),
@@ -138,7 +138,7 @@ export function TargetSetForm({
       return result;
     },
   });
-  const shown = outcome ?? initialOutcome;
+  const shown = outcome ?? carried;
   // Warnings as the form sees them live, and as the server answered the last save.
   const serverWarnings = shown?.kind === 'saved' ? shown.warnings : [];
   const warningAt = (path: string) =>

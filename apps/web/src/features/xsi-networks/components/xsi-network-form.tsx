@@ -8,6 +8,7 @@ import {
   NameField,
   SaveFeedback,
   useSave,
+  type SaveOutcome,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
@@ -28,14 +29,15 @@ export function XsiNetworkForm({
   network,
   save,
   onDone,
-  onSavedInsert,
+  onInserted,
   onReload,
 }: {
   network: XsiNetwork | null;
   save: (body: XsiNetwork) => Promise<Versioned<XsiNetworkView>>;
   /** Back to the list: after OK with what was saved, after Cancel with nothing. */
-  onDone: (saved?: string) => void;
-  onSavedInsert: (name: string) => void;
+  onDone: (outcome: SaveOutcome | null) => void;
+  /** After Apply on Insert: edited from here on. */
+  onInserted: (name: string, outcome: SaveOutcome) => void;
   onReload: () => void;
 }) {
   const form = useSchemaForm({
@@ -49,18 +51,18 @@ export function XsiNetworkForm({
     place,
     what: 'The XSI network',
     onSaved: (saved, how) => {
-      const message = savedAs(`XSI network ${saved.data.name}`, saved);
+      const result: SaveOutcome = {
+        kind: 'saved',
+        message: savedAs(`XSI network ${saved.data.name}`, saved),
+        warnings: saved.data.warnings,
+      };
       if (how === 'ok') {
-        onDone(message);
+        onDone(result);
         return null;
       }
       form.reset({ name: saved.data.name, cidr: saved.data.cidr });
-      if (!network) onSavedInsert(saved.data.name);
-      return {
-        kind: 'saved',
-        message,
-        warnings: saved.data.warnings,
-      };
+      if (!network) onInserted(saved.data.name, result);
+      return result;
     },
   });
   return (
@@ -83,7 +85,7 @@ export function XsiNetworkForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />
+      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
     </Form>
   );
 }

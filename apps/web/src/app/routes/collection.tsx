@@ -1,0 +1,211 @@
+import { useMemo, useState, type ReactNode } from 'react';
+import { useLocation, useNavigate, useParams } from 'react-router';
+import { Alert } from '@/components/ui/alert';
+import { CarriedOutcomeProvider, type SaveOutcome } from '@/components/ui/form';
+import { ListToolbar } from '@/components/ui/list-toolbar';
+import { Loading, Page } from '@/components/ui/page';
+import { canEdit, useUser } from '@/lib/auth';
+import { useShownVersion } from '@/lib/shown-version';
+import { SavedNotice, type SavedState } from './saved-notice';
+
+interface Query<T> {
+  data: T | undefined;
+  isError: boolean;
+  error: Error | null;
+  refetch(): Promise<unknown>;
+}
+
+/** What names an item: its name, or its number (Target Sets). */
+type CollectionKey = string | number;
+
+/** What the Insert/Edit form of every collection is given. */
+export interface CollectionFormProps<Entity, Body, Saved, Key extends CollectionKey = string> {
+  /** Edit: the entity as the API shows it; Insert: null. */
+  entity: Entity | null;
+  save: (body: Body) => Promise<Saved>;
+  /** After OK (what was saved) and on Cancel (null): back to the list. */
+  onDone: (outcome: SaveOutcome | null) => void;
+  /** After Apply on Insert: the entity now exists, and is edited from here on. */
+  onInserted: (key: Key, outcome: SaveOutcome) => void;
+  /** After a stale save: load the current version. */
+  onReload: () => void;
+}
+
+/**
+ * What differs between the pages of a collection (Target Sets, XSI networks, application servers,
+ * peer node groups): words, hooks, the list and the form. An item is named by its key in the
+ * address and in sentences: "XSI network xsi1", "Target Set 3".
+ */
+export interface Collection<
+  Entity,
+  View,
+  Body,
+  Saved extends { etag: string | null },
+  Key extends CollectionKey = string,
+> {
+  trail: string[];
+  path: string;
+  /** "XSI Networks": the page title; Insert and Edit add [Insert] and [Edit]. */
+  title: string;
+  /** The list page's title, where it differs ("Target Sets [View]"). */
+  listTitle?: string;
+  /** "XSI network", "Application server": at the start of a sentence. */
+  noun: string;
+  /** "XSI network", "application server": inside a sentence. */
+  nounInSentence: string;
+  keyOf(item: View): Key;
+  /** The key as the Edit page's address spells it (default: as it is, for a name). */
+  keyFromPath?(param: string): Key;
+  /** The Insert buttons of the list (default: one, Insert). */
+  insert?: { to: string; label: string }[];
+  /** Beside the list's buttons, for viewers too (Export). */
+  toolbarExtra?: ReactNode;
+  useList(): Query<View[]>;
+  useOne(key: Key): Query<{ data: Entity; etag: string | null }>;
+  useCreate(): { mutateAsync(body: Body): Promise<Saved> };
+  useUpdate(): {
+    mutateAsync(args: { key: Key; data: Body; etag: string | null }): Promise<Saved>;
+  };
+  useDelete(): { mutateAsync(key: Key): Promise<unknown> };
+  renderList(props: {
+    items: View[];
+    selected: Key | null;
+    onSelect?: (key: Key) => void;
+    editor: boolean;
+  }): ReactNode;
+  renderForm(props: CollectionFormProps<Entity, Body, Saved, Key>): ReactNode;
+}
+
+/** The message a save leaves for the page it goes on to. */
+const savedState = (outcome: SaveOutcome | null): SavedState | null =>
+  outcome?.kind === 'saved' ? { saved: outcome.message, warnings: outcome.warnings } : null;
+
+/** The list (View), Insert and Edit pages of a collection; the Edit page's address ends in `:key/edit`. */
+export function collectionRoutes<
+  Entity,
+  View,
+  Body,
+  Saved extends { etag: string | null },
+  Key extends CollectionKey = string,
+>(c: Collection<Entity, View, Body, Saved, Key>) {
+  const editPath = (key: Key | string) => `${c.path}/${encodeURIComponent(key)}/edit`;
+  const keyFromPath = c.keyFromPath ?? ((param: string) => param as Key);
+  const plural = `${c.nounInSentence}s`;
+  const insert = c.insert ?? [{ to: `${c.path}/insert`, label: 'Insert' }];
+
+  function useDone() {
+    const navigate = useNavigate();
+    return (outcome: SaveOutcome | null) => void navigate(c.path, { state: savedState(outcome) });
+  }
+
+  function ListRoute() {
+    const items = c.useList();
+    const { data: user } = useUser();
+    const remove = c.useDelete();
+    const [selected, setSelected] = useState<Key | null>(null);
+    const editor = canEdit(user);
+    const current = items.data?.find((item) => c.keyOf(item) === selected) ?? null;
+    const currentKey = current && c.keyOf(current);
+    return (
+      <Page
+        trail={c.trail}
+        title={c.listTitle ?? c.title}
+        toolbar={
+          editor ? (
+            <ListToolbar
+              noun={c.noun}
+              selected={
+                currentKey !== null
+                  ? { key: String(currentKey), label: `${c.nounInSentence} ${currentKey}` }
+                  : null
+              }
+              insert={insert}
+              editPath={editPath}
+              onDelete={async (key) => {
+                await remove.mutateAsync(keyFromPath(key));
+                setSelected(null);
+              }}
+              extra={c.toolbarExtra}
+            />
+          ) : (
+            c.toolbarExtra !== undefined && <div className="toolbar">{c.toolbarExtra}</div>
+          )
+        }
+      >
+        <SavedNotice />
+        {items.isError && <Alert tone="error" title={items.error?.message ?? 'Error'} />}
+        {items.data
+          ? c.renderList({
+              items: items.data,
+              selected,
+              onSelect: editor ? setSelected : undefined,
+              editor,
+            })
+          : !items.isError && <Loading what={plural} />}
+      </Page>
+    );
+  }
+
+  function InsertRoute() {
+    const navigate = useNavigate();
+    const create = c.useCreate();
+    const onDone = useDone();
+    return (
+      <Page trail={c.trail} title={`${c.title} [Insert]`}>
+        {c.renderForm({
+          entity: null,
+          save: (body) => create.mutateAsync(body),
+          onDone,
+          onInserted: (key, outcome) =>
+            void navigate(editPath(key), { replace: true, state: savedState(outcome) }),
+          onReload: () => undefined,
+        })}
+      </Page>
+    );
+  }
+
+  function EditRoute() {
+    const { key: param = '' } = useParams();
+    const key = keyFromPath(param);
+    const location = useLocation();
+    const item = c.useOne(key);
+    const update = c.useUpdate();
+    const onDone = useDone();
+    const [version, setVersion] = useState(0);
+    const loaded = item.data;
+    const shown = useShownVersion(loaded?.etag, version);
+    // Apply on Insert came here with its message: the form shows it until the next save.
+    const state = location.state as SavedState | null;
+    const carried = useMemo<SaveOutcome | null>(
+      () =>
+        version === 0 && state?.saved
+          ? { kind: 'saved', message: state.saved, warnings: state.warnings ?? [] }
+          : null,
+      [version, state],
+    );
+    return (
+      <Page trail={c.trail} title={`${c.title} [Edit]`}>
+        {item.isError && <Alert tone="error" title={item.error?.message ?? 'Error'} />}
+        {loaded ? (
+          <CarriedOutcomeProvider key={version} outcome={carried}>
+            {c.renderForm({
+              entity: loaded.data,
+              save: async (body) => {
+                const saved = await update.mutateAsync({ key, data: body, etag: shown.etag() });
+                shown.saved(saved.etag);
+                return saved;
+              },
+              onDone,
+              onInserted: () => undefined,
+              onReload: () => void item.refetch().then(() => setVersion((v) => v + 1)),
+            })}
+          </CarriedOutcomeProvider>
+        ) : (
+          !item.isError && <Loading what={`${c.nounInSentence} ${key}`} />
+        )}
+      </Page>
+    );
+  }
+
+  return { ListRoute, InsertRoute, EditRoute };
+}
