@@ -1,3 +1,4 @@
+import { TARGET_SET_SERVERS, WEIGHT } from '@ipfe/schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fmix32 } from './hash.ts';
@@ -15,8 +16,78 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => `10.0.${i >> 8}.$
 
 /** Weight sets of 1–32 servers with at least one non-zero weight. */
 const weightSets = fc
-  .array(fc.integer({ min: 0, max: 65535 }), { minLength: 1, maxLength: 32 })
+  .array(fc.integer({ min: 0, max: WEIGHT.max }), {
+    minLength: 1,
+    maxLength: TARGET_SET_SERVERS.max,
+  })
   .filter((w) => w.some((x) => x > 0));
+
+/**
+ * A Target Set of 2–32 servers within the schema's limits and one of them to remove: weights of
+ * one scale (1–10 as an operator types them, 1–1000, up to the maximum), or of mixed scales,
+ * where one server may outweigh all the others together.
+ */
+const removals = fc
+  .oneof(
+    fc.constantFrom(10, 1000, WEIGHT.max).map((max) => fc.integer({ min: 1, max })),
+    fc.constant(
+      fc.oneof(
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: WEIGHT.max - 5000, max: WEIGHT.max }),
+        fc.integer({ min: WEIGHT.min, max: WEIGHT.max }),
+      ),
+    ),
+  )
+  .chain((weight) =>
+    fc.integer({ min: 2, max: TARGET_SET_SERVERS.max }).chain((n) =>
+      fc.record({
+        weights: fc.array(weight, { minLength: n, maxLength: n }),
+        removed: fc.integer({ min: 0, max: n - 1 }),
+      }),
+    ),
+  );
+
+/** Every weight set and removal that ever moved more than 1 % of the other servers' keys. */
+const everFailed: { weights: number[]; removed: number }[] = [
+  { weights: [65535, ...Array<number>(31).fill(1)], removed: 0 },
+  { weights: [65535, ...Array<number>(31).fill(3)], removed: 0 },
+  { weights: [65535, 1, 1], removed: 0 },
+  { weights: [43660, ...Array<number>(31).fill(1)], removed: 0 },
+  { weights: [7247, ...Array<number>(31).fill(1)], removed: 0 },
+  { weights: [13105, 1, 1], removed: 0 },
+  { weights: [9359, 1, 1, 1], removed: 0 },
+  { weights: [21823, 2, 2], removed: 0 },
+  {
+    weights: [
+      779, 819, 1, 6, 3, 4, 60005, 0, 37, 58, 3, 3, 14761, 6, 60331, 82, 37, 1, 0, 65411, 6, 0, 1,
+      999, 2, 62497, 0, 5058, 60144, 64149,
+    ],
+    removed: 28,
+  },
+];
+
+const serversOf = (weights: readonly number[]): MaglevServer[] =>
+  ids(weights.length).map((id, i) => ({ id, weight: weights[i] ?? 0 }));
+
+/**
+ * The share of the other servers' table entries (= of their keys) that change server when
+ * server `removed` leaves the list; null when the others have no entries.
+ */
+function movedShare(weights: readonly number[], removed: number): number | null {
+  const servers = serversOf(weights);
+  const rest = servers.filter((_, i) => i !== removed);
+  const before = buildMaglev(servers);
+  const after = buildMaglev(rest);
+  let others = 0;
+  let moved = 0;
+  for (let e = 0; e < before.size; e++) {
+    const owner = before.entries[e] ?? NO_SERVER;
+    if (owner === removed || owner === NO_SERVER) continue;
+    others++;
+    if (rest[after.entries[e] ?? NO_SERVER]?.id !== servers[owner]?.id) moved++;
+  }
+  return others === 0 ? null : moved / others;
+}
 
 describe('table size', () => {
   it('is a prime of at least 100 entries per server', () => {
@@ -86,39 +157,40 @@ describe('weighted Maglev table', () => {
   });
 
   it("removing one of N servers moves only that server's keys plus at most 1 % of the others", () => {
-    const scenario = fc.integer({ min: 2, max: 32 }).chain((n) =>
-      fc.record({
-        weights: fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: n, maxLength: n }),
-        removed: fc.integer({ min: 0, max: n - 1 }),
-      }),
-    );
     fc.assert(
-      fc.property(scenario, ({ weights, removed }) => {
-        const servers: MaglevServer[] = ids(weights.length).map((id, i) => ({
-          id,
-          weight: weights[i] ?? 1,
-        }));
-        const before = buildMaglev(servers);
-        const after = buildMaglev(servers.filter((_, i) => i !== removed));
-        const remaining = servers.filter((_, i) => i !== removed).map((s) => s.id);
-        let others = 0;
-        let moved = 0;
-        for (let e = 0; e < before.size; e++) {
-          const owner = servers[before.entries[e] ?? 0]?.id;
-          const now = remaining[after.entries[e] ?? 0];
-          if (owner === servers[removed]?.id) {
-            expect(now).not.toBe(owner);
-            continue;
-          }
-          others++;
-          if (now !== owner) moved++;
-        }
-        expect(moved / others).toBeLessThanOrEqual(0.01);
+      fc.property(removals, ({ weights, removed }) => {
+        const share = movedShare(weights, removed);
+        if (share !== null) expect(share).toBeLessThanOrEqual(0.01);
       }),
-      // A fixed seed: random runs found one weight set past the bound at the default table size
-      // (weights 1…844 over 25 servers, 1.0023 % moved; 0.12 % at 131071 entries), which is an
-      // open question for the engine (docs/benchmarks.md), not a reason for CI to fail at random.
-      { numRuns: 15, seed: 20261129 },
+      { numRuns: 25, examples: everFailed.map((example) => [example]) },
+    );
+  }, 60_000);
+
+  it("moves at most 1 % of the other servers' keys for every weight set that ever moved more", () => {
+    // The first eight moved 4.8–51.6 % of the other servers' keys with turns paced by quota (the
+    // construction before issue 16); the last 1.008 % with o + k·skip permutations (decision 002).
+    for (const { weights, removed } of everFailed) {
+      expect(movedShare(weights, removed), JSON.stringify(weights)).toBeLessThanOrEqual(0.01);
+    }
+  });
+
+  it('builds the same table for a server at weight 0 as for the list without it', () => {
+    fc.assert(
+      fc.property(removals, ({ weights, removed }) => {
+        const servers = serversOf(weights);
+        const zeroed = buildMaglev(
+          servers.map((s, i) => (i === removed ? { ...s, weight: 0 } : s)),
+        );
+        const rest = servers.filter((_, i) => i !== removed);
+        const without = buildMaglev(rest);
+        let differing = 0;
+        for (let e = 0; e < zeroed.size; e++) {
+          if (servers[zeroed.entries[e] ?? 0]?.id !== rest[without.entries[e] ?? 0]?.id)
+            differing++;
+        }
+        expect(differing).toBe(0);
+      }),
+      { numRuns: 15 },
     );
   }, 30_000);
 

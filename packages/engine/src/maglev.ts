@@ -4,9 +4,10 @@ import { hashString } from './hash.ts';
  * Maglev consistent hashing (Eisenbud et al., NSDI 2016) with weights: every server walks its
  * own permutation of the table's slots and claims the first free one, in turns, until the table
  * is full. Weights are honoured exactly: each server's number of entries (its quota) is
- * M·w/Σw rounded by largest remainder, and the turns are interleaved in proportion to the quotas
- * (Bresenham), so every server fills the table at the same pace and a server's removal
- * disturbs the others as little as the unweighted algorithm does.
+ * M·w/Σw rounded by largest remainder. The turns are ordered by a clock that depends on nothing
+ * but the server's own weight (its k-th turn falls at (k − MAGLEV_LEAD)/w, ties in list order), so
+ * removing a server takes its turns out of the sequence and leaves the order of everyone else's
+ * as it was (decision 002).
  */
 
 export interface MaglevServer {
@@ -30,6 +31,12 @@ export const MAGLEV_MAX_SERVERS = 254;
 export const MAGLEV_MIN_SIZE = 65537;
 /** M ≥ 100 × servers (SPEC §3.2). */
 export const MAGLEV_ENTRIES_PER_SERVER = 100;
+/**
+ * Turns a server takes ahead of its weight's pace, so that it has taken its last turn while
+ * about MAGLEV_LEAD·M/quota slots are still free: a light server never claims in the last,
+ * scattered stretch of the fill, where a claim lands far down its permutation (decision 002).
+ */
+export const MAGLEV_LEAD = 4;
 
 export function isPrime(n: number): boolean {
   if (n < 2 || !Number.isInteger(n)) return false;
@@ -71,6 +78,51 @@ export function maglevQuotas(weights: readonly number[], size: number): Uint32Ar
   return quotas;
 }
 
+const powersBySize = new Map<number, Uint32Array>();
+
+/**
+ * g⁰, g¹, …, g^(M−2) mod M for a primitive root g of the prime M: every residue 1…M−1 once.
+ * Computed once per table size.
+ */
+function powersOf(size: number): Uint32Array {
+  let powers = powersBySize.get(size);
+  if (powers) return powers;
+  const g = primitiveRoot(size);
+  powers = new Uint32Array(Math.max(1, size - 1));
+  let x = 1;
+  for (let k = 0; k < powers.length; k++) {
+    powers[k] = x;
+    x = (x * g) % size;
+  }
+  powersBySize.set(size, powers);
+  return powers;
+}
+
+/** The smallest primitive root of the prime p (p < 2²⁶, so that products stay exact). */
+function primitiveRoot(p: number): number {
+  if (p === 2) return 1;
+  const factors: number[] = [];
+  let rest = p - 1;
+  for (let d = 2; d * d <= rest; d++) {
+    if (rest % d !== 0) continue;
+    factors.push(d);
+    while (rest % d === 0) rest /= d;
+  }
+  if (rest > 1) factors.push(rest);
+  const power = (base: number, exponent: number) => {
+    let result = 1;
+    let b = base % p;
+    for (let e = exponent; e > 0; e = Math.floor(e / 2)) {
+      if (e % 2 === 1) result = (result * b) % p;
+      b = (b * b) % p;
+    }
+    return result;
+  };
+  for (let g = 2; ; g++) {
+    if (factors.every((f) => power(g, (p - 1) / f) !== 1)) return g;
+  }
+}
+
 export function buildMaglev(
   servers: readonly MaglevServer[],
   size: number = maglevTableSize(servers.length),
@@ -79,6 +131,7 @@ export function buildMaglev(
     throw new RangeError(`Maglev: at most ${MAGLEV_MAX_SERVERS} servers`);
   }
   if (!isPrime(size)) throw new RangeError(`Maglev: table size ${size} is not a prime`);
+  if (size >= 2 ** 26) throw new RangeError(`Maglev: table size ${size} is too large`);
   const n = servers.length;
   const entries = new Uint8Array(size).fill(NO_SERVER);
   const counts = new Uint32Array(n);
@@ -86,37 +139,124 @@ export function buildMaglev(
     servers.map((s) => s.weight),
     size,
   );
-  const position = new Float64Array(n);
-  const skip = new Float64Array(n);
-  const credit = new Float64Array(n);
-  let rounds = 0;
+  // Server i's permutation: its origin o, then o + g^(σ+k) for k = 0…M−2 (mod M), o and σ two
+  // hashes of its address. Not o + k·skip: two servers whose skips have a small ratio p/q mod M
+  // walk the same line and take each other's slots, so that one's removal moved up to 4 % of
+  // the other's keys (decision 002).
+  const powers = powersOf(size);
+  const period = powers.length;
+  const origin = new Int32Array(n);
+  const cursor = new Int32Array(n);
+  const weight = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const id = servers[i]?.id ?? '';
-    position[i] = hashString(id, 0x0ff5e7) % size;
-    skip[i] = (hashString(id, 0x5c1b) % (size - 1)) + 1;
-    rounds = Math.max(rounds, quotas[i] ?? 0);
+    origin[i] = hashString(id, 0x0ff5e7) % size;
+    cursor[i] = -1 - (hashString(id, 0x5c1b) % period);
+    weight[i] = servers[i]?.weight ?? 0;
   }
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < n; i++) {
-      const quota = quotas[i] ?? 0;
-      if (quota === 0) continue;
-      const c = (credit[i] ?? 0) + quota;
-      if (c < rounds) {
+  const take = (i: number, x: number): void => {
+    entries[x] = i;
+    counts[i] = (counts[i] ?? 0) + 1;
+  };
+  const claim = (i: number): void => {
+    const o = origin[i] ?? 0;
+    let k = cursor[i] ?? 0;
+    if (k < 0) {
+      // The first turn: the origin itself, then σ on.
+      k = -1 - k;
+      if (entries[o] === NO_SERVER) {
+        cursor[i] = k;
+        take(i, o);
+        return;
+      }
+    }
+    let x = 0;
+    do {
+      x = o + (powers[k] ?? 0);
+      if (x >= size) x -= size;
+      if (++k === period) k = 0;
+    } while (entries[x] !== NO_SERVER);
+    cursor[i] = k;
+    take(i, x);
+  };
+  // Server i's k-th turn (k = 1…quota) falls at t = (k − LEAD)/w, equal times in list order.
+  // As doubles, two such times (k ≤ M < 2¹⁷, w < 2¹⁶) are equal exactly when the fractions are,
+  // and keep their order: two different fractions differ by more than the rounding of either.
+
+  // The lead: the turns at t ≤ 0 (at most LEAD per server), sorted.
+  const lead: { i: number; t: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    const early = Math.min(quotas[i] ?? 0, MAGLEV_LEAD);
+    for (let k = 1; k <= early; k++) lead.push({ i, t: k - MAGLEV_LEAD });
+  }
+  lead.sort((a, b) => a.t * (weight[b.i] ?? 0) - b.t * (weight[a.i] ?? 0) || a.i - b.i);
+  for (const turn of lead) claim(turn.i);
+
+  // Then t > 0, in rounds of 1/wmax, so that no server has two turns in a round (Bresenham on
+  // the weights); a round's turns are sorted by time, so the order does not depend on wmax,
+  // i.e. on which servers are in the list.
+  const active = new Int32Array(n);
+  let live = 0;
+  let wmax = 0;
+  for (let i = 0; i < n; i++) {
+    if ((counts[i] ?? 0) >= (quotas[i] ?? 0)) continue;
+    active[live++] = i;
+    wmax = Math.max(wmax, weight[i] ?? 0);
+  }
+  const credit = new Float64Array(n);
+  const turns = new Float64Array(n);
+  const time = new Float64Array(n);
+  const round = new Int32Array(n);
+  while (live > 0) {
+    let m = 0;
+    for (let a = 0; a < live; a++) {
+      const i = active[a] ?? 0;
+      const w = weight[i] ?? 0;
+      const c = (credit[i] ?? 0) + w;
+      if (c < wmax) {
         credit[i] = c;
         continue;
       }
-      credit[i] = c - rounds;
-      let p = position[i] ?? 0;
-      const step = skip[i] ?? 1;
-      while (entries[p] !== NO_SERVER) {
-        p += step;
-        if (p >= size) p -= size;
+      credit[i] = c - wmax;
+      const k = (turns[i] ?? 0) + 1;
+      turns[i] = k;
+      const t = k / w;
+      time[i] = t;
+      // Insertion by time; servers come in list order, so an equal time stays in front.
+      let j = m;
+      for (; j > 0; j--) {
+        const o = round[j - 1] ?? 0;
+        if ((time[o] ?? 0) <= t) break;
+        round[j] = o;
       }
-      entries[p] = i;
-      counts[i] = (counts[i] ?? 0) + 1;
-      p += step;
-      if (p >= size) p -= size;
-      position[i] = p;
+      round[j] = i;
+      m++;
+    }
+    let finished = false;
+    for (let r = 0; r < m; r++) {
+      // Inline claim(): every server here has had its first turn in the lead.
+      const i = round[r] ?? 0;
+      const o = origin[i] ?? 0;
+      let k = cursor[i] ?? 0;
+      let x = 0;
+      do {
+        x = o + (powers[k] ?? 0);
+        if (x >= size) x -= size;
+        if (++k === period) k = 0;
+      } while (entries[x] !== NO_SERVER);
+      cursor[i] = k;
+      entries[x] = i;
+      const taken = (counts[i] ?? 0) + 1;
+      counts[i] = taken;
+      if (taken === quotas[i]) finished = true;
+    }
+    if (finished) {
+      let kept = 0;
+      for (let a = 0; a < live; a++) {
+        const i = active[a] ?? 0;
+        if ((counts[i] ?? 0) < (quotas[i] ?? 0)) active[kept++] = i;
+      }
+      live = kept;
     }
   }
   return { size, entries, counts };
