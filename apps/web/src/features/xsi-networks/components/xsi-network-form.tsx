@@ -42,7 +42,8 @@ export function XsiNetworkForm({
 }) {
   const form = useSchemaForm({
     schema,
-    defaultValues: network ?? { name: '', cidr: '' },
+    // The form's own fields only: the answer's `warnings` is no field, and the schema is strict.
+    defaultValues: { name: network?.name ?? '', cidr: network?.cidr ?? '' },
   });
   const { isSubmitting } = useFormState({ control: form.control });
   const { onSubmit, outcome, intent } = useSave({
