@@ -1,34 +1,38 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN_PASSWORD,
   addUser,
   login,
   PASSWORD,
   seedPrerequisites,
-  startApp,
   type Client,
-  type TestApp,
 } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
 
-let t: TestApp;
 let clients: Record<'viewer' | 'operator' | 'admin', Client>;
 const logLines: string[] = [];
 const TOKEN = 'secret-agent-token-that-must-never-be-logged-0123';
 
+// The users log in before anything is configured: started here, logged in below.
+const { t } = useTestApp({
+  per: 'file',
+  login: false,
+  agentToken: TOKEN,
+  agentSync: { enabled: true, pollIntervalMs: 200, backoffMinMs: 50, backoffMaxMs: 100 },
+  logger: {
+    level: 'trace',
+    stream: new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    }),
+  },
+  loginFailuresPerUser: 3,
+});
+
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
-  t = await startApp({
-    agentToken: TOKEN,
-    agentSync: { enabled: true, pollIntervalMs: 200, backoffMinMs: 50, backoffMaxMs: 100 },
-    logger: { level: 'trace', stream: sink },
-    loginFailuresPerUser: 3,
-  });
   await t.app.ready();
   await addUser(t.app, 'vera', 'viewer');
   await addUser(t.app, 'otto', 'operator');
@@ -39,7 +43,6 @@ beforeAll(async () => {
   };
   await seedPrerequisites(clients.admin);
 });
-afterAll(() => t.close());
 
 /** Every route of the OpenAPI document, with its path parameters filled in. */
 async function routes(): Promise<{ method: string; url: string }[]> {
