@@ -1,4 +1,5 @@
 import type { ForwardingPlan, MaglevTable } from '@ipfe/engine';
+import { canonicalIp } from '@ipfe/schema';
 import type { Logger } from 'pino';
 import type {
   BindFailure,
@@ -15,9 +16,9 @@ import {
   NftTable,
   nextReadAt,
   nftId,
-  readCounters,
-  run,
+  listSets,
   ServedPlan,
+  type NftSetElement,
 } from './nft.ts';
 
 const REFRESH_EVERY_MS = 250;
@@ -63,14 +64,16 @@ export interface FlowRecord {
   expiresS: number;
 }
 
-interface NftSetJson {
-  nftables: {
-    set?: {
-      name: string;
-      elem?: { elem: { val: { concat: [string, string, number, number] }; expires?: number } }[];
-    };
-  }[];
-}
+/**
+ * The counters, as elements of sets with `counter` (one per family): `in` and `refused` keyed by
+ * TSA, `opened` by TSA and server id. Named counters would cost a listing of every set and map of
+ * the table at each read (see `listSets`).
+ */
+const COUNTED = {
+  in: { 4: 'in4', 6: 'in6' },
+  opened: { 4: 'opened4', 6: 'opened6' },
+  refused: { 4: 'refused4', 6: 'refused6' },
+} as const;
 
 /**
  * The transparent data path: a layer-3 forwarder that rewrites nothing (the source product's
@@ -233,7 +236,25 @@ export class DirectDataPlane implements DataPlane {
       // One set of flow records per server (nft 1.0.6 cannot update a map whose key is longer
       // than 16 bytes, as an IPv6 one is; sets it can).
       const recordsOf = (sid: number) => `rec_${id}_${sid}`;
-      declarations.push(`add counter ${t} in_${id}`);
+      const family = p.family === 6 ? 6 : 4;
+      const address = p.family === 6 ? 'ipv6_addr' : 'ipv4_addr';
+      const counted = {
+        in: COUNTED.in[family],
+        opened: COUNTED.opened[family],
+        refused: COUNTED.refused[family],
+      };
+      // Declared once per table; an element added again keeps its counter.
+      for (const [kind, name] of Object.entries(counted)) {
+        if (!sets.has(name))
+          declarations.push(
+            `add set ${t} ${name} { type ${address}${kind === 'opened' ? ' . mark' : ''}; counter; }`,
+          );
+        sets.add(name);
+      }
+      elements.push(
+        `add element ${t} ${counted.in} { ${p.tsa} }`,
+        `add element ${t} ${counted.refused} { ${p.tsa} }`,
+      );
       const toServer = p.servers.map((s) => `to_${id}_${this.#serverId(s.address)}`);
       const serverIds = p.servers.map((s) => String(this.#serverId(s.address)));
       // The chosen server's id in the packet's mark, then to its chain.
@@ -264,12 +285,13 @@ export class DirectDataPlane implements DataPlane {
           );
           return;
         }
-        const opened = `opened_${id}_${sid}`;
-        declarations.push(`add counter ${t} ${opened}`);
+        elements.push(`add element ${t} ${counted.opened} { ${p.tsa} . ${sid} }`);
+        const opened = `${ipx} daddr . meta mark @${counted.opened}`;
         rules.push(
           `add rule ${t} ${name} update @${records} { ${key} timeout ${p.deleteAgeSeconds}s }`,
-          `add rule ${t} ${name} tcp flags & (syn | ack) == syn counter name "${opened}"`,
-          `add rule ${t} ${name} sctp chunk init exists counter name "${opened}"`,
+          `add rule ${t} ${name} meta mark set ${sid}`,
+          `add rule ${t} ${name} tcp flags & (syn | ack) == syn ${opened}`,
+          `add rule ${t} ${name} sctp chunk init exists ${opened}`,
           `add rule ${t} ${name} fwd ${ipx} to ${s.address} device ${dev}`,
         );
       });
@@ -295,7 +317,7 @@ export class DirectDataPlane implements DataPlane {
           `add rule ${t} ingress ${ipx} daddr ${p.tsa} meta l4proto { tcp, sctp } th dport ${start}-${end} fwd ${ipx} to ${s.address} device ${dev}`,
         );
       }
-      rules.push(`add rule ${t} ${svc} counter name "in_${id}"`);
+      rules.push(`add rule ${t} ${svc} ${ipx} daddr @${counted.in}`);
       // A new connection is decided afresh, even where a record of an earlier one from the same
       // source port lingers (it may name a server that takes no new connections now).
       if (p.protocols.includes('tcp'))
@@ -307,8 +329,7 @@ export class DirectDataPlane implements DataPlane {
           `add rule ${t} ${svc} ${key} @${recordsOf(this.#serverId(s.address))} goto ${toServer[i]}`,
         ),
       );
-      const refusedCounter = `refused_${p.targetSet}`;
-      declarations.push(`add counter ${t} ${refusedCounter}`);
+      const refusedCounter = `${ipx} daddr @${counted.refused}`;
 
       if (p.protocols.includes('sctp')) {
         const sctp = `sctp_${id}`;
@@ -321,8 +342,8 @@ export class DirectDataPlane implements DataPlane {
           );
         chain(`init_${id}`);
         rules.push(
-          `add rule ${t} ${sctp} sctp chunk init exists counter name "${refusedCounter}" drop`,
-          `add rule ${t} init_${id} counter name "${refusedCounter}" drop`,
+          `add rule ${t} ${sctp} sctp chunk init exists ${refusedCounter} drop`,
+          `add rule ${t} init_${id} ${refusedCounter} drop`,
         );
         // Mid-association (the other path of a multihomed one, or the mate's): by port, stateless.
         if (p.existingConnections) rules.push(...choose(sctp, 'sctp sport', p.existingConnections));
@@ -339,7 +360,7 @@ export class DirectDataPlane implements DataPlane {
           );
         if (p.newConnections)
           rules.push(...choose(fresh, `${ipx} saddr . tcp sport`, p.newConnections));
-        rules.push(`add rule ${t} ${fresh} counter name "${refusedCounter}" ${reject}`);
+        rules.push(`add rule ${t} ${fresh} ${refusedCounter} ${reject}`);
         // The stateless table stays programmed: a takeover must not wait for 65,537 elements.
         if (p.existingConnections) {
           const adopt = `adopt_${id}`;
@@ -435,23 +456,36 @@ export class DirectDataPlane implements DataPlane {
   async #count(now: number) {
     const plan = this.#plan;
     if (!plan || !this.#nft.programmed) return;
-    const counters = await readCounters('netdev', this.#table);
-    if (!counters) {
+    const owners = this.#recordOwners(plan);
+    const listed = await listSets('netdev', this.#table, [...this.#sets]);
+    if (!listed) {
       this.#nft.forget(); // the table is gone: program it again
       this.#mapContents = new Map();
       return;
     }
-    const byName = new Map(counters.map((c) => [c.name, c]));
+    const bySet = new Map<string, Map<string, { packets: number; bytes: number }>>();
+    const counter = (set: string, ...key: (string | number)[]) => {
+      let counters = bySet.get(set);
+      if (!counters) {
+        counters = new Map();
+        for (const e of listed.get(set) ?? []) if (e.counter) counters.set(keyOf(e.val), e.counter);
+        bySet.set(set, counters);
+      }
+      return counters.get(keyOf(key.length === 1 ? key[0] : { concat: key }));
+    };
     const opened = new Map<string, number>();
     const refused = new Map<number, number>();
     const active = new Map<string, number>();
     let connections = 0;
     const own = new Set<string>();
-    const recordsByTsa = await this.records(plan);
+    const recordsByTsa = recordsOf(plan, owners, listed);
     for (const p of plan.tsas) {
-      const id = nftId(p.tsa);
-      refused.set(p.targetSet, byName.get(`refused_${p.targetSet}`)?.packets ?? 0);
-      const bytesIn = byName.get(`in_${id}`)?.bytes;
+      const family = p.family === 6 ? 6 : 4;
+      refused.set(
+        p.targetSet,
+        (refused.get(p.targetSet) ?? 0) + (counter(COUNTED.refused[family], p.tsa)?.packets ?? 0),
+      );
+      const bytesIn = counter(COUNTED.in[family], p.tsa)?.bytes;
       if (bytesIn !== undefined && this.deps.bytes) {
         const entry = this.deps.bytes.get(p.tsa) ?? { in: 0, out: 0 };
         entry.in = bytesIn;
@@ -462,7 +496,8 @@ export class DirectDataPlane implements DataPlane {
       this.#share(p, records, now);
       for (const s of p.servers) {
         const key = `${p.tsa}|${s.address}`;
-        opened.set(key, byName.get(`opened_${id}_${this.#serverId(s.address)}`)?.packets ?? 0);
+        const sid = this.#serverId(s.address);
+        opened.set(key, counter(COUNTED.opened[family], p.tsa, sid)?.packets ?? 0);
         const n = records.filter((r) => r.server === s.address).length;
         active.set(key, n);
         connections += n;
@@ -507,8 +542,8 @@ export class DirectDataPlane implements DataPlane {
     this.deps.log.debug({ records: records.length, told: flows.length }, 'flows told to the mate');
   }
 
-  /** This node's flow records, by TSA (for counts, and for the mate): one listing of its sets. */
-  async records(plan: ForwardingPlan): Promise<Map<string, FlowRecord[]>> {
+  /** Which TSA and server each record set belongs to, by set name. */
+  #recordOwners(plan: ForwardingPlan): Map<string, { tsa: string; server: string }> {
     const owners = new Map<string, { tsa: string; server: string }>();
     for (const p of plan.tsas)
       for (const s of p.servers)
@@ -516,27 +551,7 @@ export class DirectDataPlane implements DataPlane {
           tsa: p.tsa,
           server: s.address,
         });
-    const byTsa = new Map<string, FlowRecord[]>(plan.tsas.map((p) => [p.tsa, []]));
-    const { stdout } = await run('nft', ['-j', 'list', 'sets', 'table', 'netdev', this.#table], {
-      maxBuffer: 1024 * 1024 * 1024,
-    }).catch(() => ({ stdout: '' }));
-    let parsed: NftSetJson;
-    try {
-      parsed = JSON.parse(stdout) as NftSetJson;
-    } catch {
-      return byTsa;
-    }
-    for (const { set } of parsed.nftables) {
-      const owner = set && owners.get(set.name);
-      if (!owner) continue;
-      const records = byTsa.get(owner.tsa)!;
-      for (const { elem } of set.elem ?? []) {
-        const [source, protocol, sourcePort, port] = elem.val.concat;
-        if (protocol !== 'tcp' && protocol !== 'sctp') continue;
-        records.push({ ...owner, protocol, source, sourcePort, port, expiresS: elem.expires ?? 0 });
-      }
-    }
-    return byTsa;
+    return owners;
   }
 
   counts(): DataPathCounts {
@@ -573,3 +588,32 @@ export class DirectDataPlane implements DataPlane {
 
 const flowKey = (tsa: string, protocol: string, source: string, sourcePort: number, port: number) =>
   `${tsa}|${protocol}|${source}|${sourcePort}|${port}`;
+
+/** This node's flow records, by TSA (for counts, and for the mate), from its listed sets. */
+function recordsOf(
+  plan: ForwardingPlan,
+  owners: Map<string, { tsa: string; server: string }>,
+  listed: Map<string, NftSetElement[]>,
+): Map<string, FlowRecord[]> {
+  const byTsa = new Map<string, FlowRecord[]>(plan.tsas.map((p) => [p.tsa, []]));
+  for (const [name, owner] of owners) {
+    const records = byTsa.get(owner.tsa)!;
+    for (const { val, expires } of listed.get(name) ?? []) {
+      const [source, protocol, sourcePort, port] = (
+        val as { concat: [string, string, number, number] }
+      ).concat;
+      if (protocol !== 'tcp' && protocol !== 'sctp') continue;
+      records.push({ ...owner, protocol, source, sourcePort, port, expiresS: expires ?? 0 });
+    }
+  }
+  return byTsa;
+}
+
+/** A counted set's key as `address` or `address|id` (nft lists addresses in their short form). */
+function keyOf(val: unknown): string {
+  if (typeof val === 'string') return canonicalIp(val);
+  const concat = (val as { concat?: unknown[] } | null)?.concat;
+  if (Array.isArray(concat))
+    return concat.map((v) => (typeof v === 'string' ? canonicalIp(v) : String(v))).join('|');
+  return String(val);
+}

@@ -1,13 +1,13 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, formatHostPort } from '@ipfe/schema';
-import { buildDocument } from '@ipfe/schema/digest';
+import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
-import { netnsAvailable, repoRoot, startKernelClient, Topology, until } from './netns-topology.ts';
+import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
 
 /**
  * The direct (transparent) data path for an IPv6 Target Set: a client, the mates A1 and A2 and two
@@ -98,36 +98,11 @@ describe.skipIf(!available)(
     beforeAll(async () => {
       topology.build();
       for (const s of SERVERS) {
-        topology.run(s, [
-          process.execPath,
-          `${repoRoot}packages/reporter/bin/ipfe-reporter.js`,
-          '--listen',
-          formatHostPort(hosts[s], 9675),
-          '--mps-capacity',
-          '100',
-          '--connection-capacity',
-          '100',
-          '--interval-ms',
-          '200',
-          '--hold-tsa',
-          TSA,
-        ]);
-        const service = topology.run(s, [
-          process.execPath,
-          '--import',
-          'tsx',
-          `${repoRoot}apps/agent/test/direct-server.ts`,
-          s,
-          '3868',
-        ]);
-        createInterface({ input: service.stdout! }).on('line', (line) => {
-          const [word, address] = line.split(' ');
-          if (word === 'peer' && address) peers[s].push(address);
-        });
+        startHoldingReporter(topology, s, { address: hosts[s], holdTsa: TSA });
+        startNamingService(topology, s, 3868, (address) => peers[s].push(address));
       }
       for (const slot of ['a1', 'a2'] as const) {
-        mkdirSync(join(dir, slot), { recursive: true });
-        writeFileSync(join(dir, slot, 'config.json'), JSON.stringify(buildDocument(1, config)));
+        stateDirWith(dir, slot, config);
         agents[slot] = startKernelAgent(topology, slot, {
           control: formatHostPort(hosts[slot], 8701),
           stateDir: join(dir, slot),

@@ -1,12 +1,12 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type AgentStatus, type Configuration } from '@ipfe/schema';
-import { buildDocument } from '@ipfe/schema/digest';
 import { addressesOf, documentOf, removeDir, startAgent, testConfig } from './helpers.ts';
 import { netnsAvailable, repoRoot, Topology, until } from './netns-topology.ts';
+import { startHoldingReporter, stateDirWith } from './direct-hosts.ts';
 import {
   addSecondNetwork,
   buildSctpPeer,
@@ -116,9 +116,7 @@ const config: Configuration = configurationShape.parse({
 
 /** An agent on the direct path, forwarding on `device` (its XSI interface for its TSAs). */
 function startDirectAgent(slot: 'a1' | 'b1', device: 'eth0' | 'eth1') {
-  const stateDir = join(dir, slot);
-  mkdirSync(stateDir, { recursive: true });
-  writeFileSync(join(stateDir, 'config.json'), JSON.stringify(buildDocument(1, config)));
+  const stateDir = stateDirWith(dir, slot, config);
   agents[slot] = topology.run(
     slot,
     [
@@ -149,9 +147,15 @@ function statusOf(slot: 'a1' | 'b1'): AgentStatus {
 
 /** The packets an agent's nftables counter `in_<TSA>` counted (everything sent to that TSA). */
 function packetsIn(slot: 'a1' | 'b1', tsa: string): number {
-  const counter = `in_${tsa.replaceAll('.', '_')}`;
-  const listed = topology.exec(slot, ['nft', 'list', 'counter', 'netdev', `ipfe_${slot}`, counter]);
-  return Number(/packets (\d+)/.exec(listed.stdout)?.[1] ?? -1);
+  // The agent counts each TSA's packets in an element of its set `in4`.
+  const listed = topology.exec(slot, ['nft', '-j', 'list', 'set', 'netdev', `ipfe_${slot}`, 'in4']);
+  const sets = (
+    JSON.parse(listed.stdout || '{"nftables":[]}') as {
+      nftables: { set?: { elem?: { elem: { val: string; counter: { packets: number } } }[] } }[];
+    }
+  ).nftables;
+  const element = sets.flatMap((i) => i.set?.elem ?? []).find((e) => e.elem.val === tsa);
+  return element?.elem.counter.packets ?? -1;
 }
 
 /**
@@ -231,20 +235,11 @@ describe.skipIf(unavailable !== null)('SCTP on the direct data path', () => {
     topology.build();
     addSecondNetwork(topology, second);
     for (const s of SERVERS) {
-      topology.run(s, [
-        process.execPath,
-        `${repoRoot}packages/reporter/bin/ipfe-reporter.js`,
-        '--listen',
-        `${hosts[s]}:9675`,
-        '--mps-capacity',
-        '100',
-        '--connection-capacity',
-        '1000',
-        '--interval-ms',
-        '200',
-        '--hold-tsa',
-        `${TSA_BOTH}@eth0,${TSA_SCTP}@eth0,${TSA_MH}@eth0,${TSA_MH2}@eth1`,
-      ]);
+      startHoldingReporter(topology, s, {
+        address: hosts[s],
+        holdTsa: `${TSA_BOTH}@eth0,${TSA_SCTP}@eth0,${TSA_MH}@eth0,${TSA_MH2}@eth1`,
+        connectionCapacity: 1000,
+      });
     }
     // usrsctp learns the host's addresses once, at start: the TSAs must be there first.
     await until('every server holds the TSAs', () =>

@@ -1,8 +1,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
@@ -12,8 +11,9 @@ import {
   stopDiameterPeers,
   type DiameterClient,
 } from './diameter/diameter.ts';
+import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
-import { netnsAvailable, repoRoot, startKernelClient, Topology, until } from './netns-topology.ts';
+import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
 
 /**
  * The direct (transparent) data path on a real topology: a client, the mates A1 and A2 and three
@@ -96,20 +96,7 @@ function startAgent(slot: 'a1' | 'a2') {
 }
 
 function startServer(s: ServerName) {
-  reporters[s] = topology.run(s, [
-    process.execPath,
-    `${repoRoot}packages/reporter/bin/ipfe-reporter.js`,
-    '--listen',
-    `${hosts[s]}:9675`,
-    '--mps-capacity',
-    '100',
-    '--connection-capacity',
-    '100',
-    '--interval-ms',
-    '200',
-    '--hold-tsa',
-    TSA,
-  ]);
+  reporters[s] = startHoldingReporter(topology, s, { address: hosts[s], holdTsa: TSA });
 }
 
 async function push(next: Configuration) {
@@ -151,9 +138,15 @@ function recordsOf(slot: 'a1' | 'a2'): number {
     `ipfe_${slot}`,
   ]);
   const items = (
-    JSON.parse(stdout || '{"nftables":[]}') as { nftables: { set?: { elem?: unknown[] } }[] }
+    JSON.parse(stdout || '{"nftables":[]}') as {
+      nftables: { set?: { name: string; elem?: unknown[] } }[];
+    }
   ).nftables;
-  return items.reduce((n, i) => n + (i.set?.elem?.length ?? 0), 0);
+  // The records' sets (rec_<tsa>_<server>), not the counters' ones.
+  return items.reduce(
+    (n, i) => n + (i.set?.name.startsWith('rec_') ? (i.set.elem?.length ?? 0) : 0),
+    0,
+  );
 }
 
 /** Waits until an agent knows every flow its mate holds a record of (told within a read of them). */
@@ -209,25 +202,10 @@ describe.skipIf(!available)('the direct data path', () => {
     topology.build();
     for (const s of SERVERS) {
       startServer(s);
-      const service = topology.run(s, [
-        process.execPath,
-        '--import',
-        'tsx',
-        `${repoRoot}apps/agent/test/direct-server.ts`,
-        s,
-        '3868',
-      ]);
-      createInterface({ input: service.stdout! }).on('line', (line) => {
-        const [word, address] = line.split(' ');
-        if (word === 'peer' && address) peers[s].push(address.replace(/^::ffff:/, ''));
-      });
+      startNamingService(topology, s, 3868, (address) => peers[s].push(address));
     }
     for (const slot of ['a1', 'a2'] as const) {
-      mkdirSync(join(dir, slot), { recursive: true });
-      writeFileSync(
-        join(dir, slot, 'config.json'),
-        JSON.stringify(buildDocument(1, config([1, 2, 1]))),
-      );
+      stateDirWith(dir, slot, config([1, 2, 1]));
       startAgent(slot);
     }
     client = startKernelClient(topology);
@@ -249,11 +227,23 @@ describe.skipIf(!available)('the direct data path', () => {
 
   it('forwards by the weights (1/2/1), and every server sees the client’s own address', async () => {
     for (const s of SERVERS) peers[s].length = 0;
+    const metrics = async () => {
+      const { opened = 0, bytesIn = 0 } = await client.ask(
+        `metrics http://${hosts.a1}:8701 ${TOKEN}`,
+      );
+      return { opened, bytesIn };
+    };
+    const before = await metrics();
     const tally = await client.ask(`tally ${TSA} 400`);
     expect(tally.none).toBeUndefined();
     expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
     expect(Math.abs(share(tally, 's2') - 50)).toBeLessThan(7);
     expect(Math.abs(share(tally, 's3') - 25)).toBeLessThan(7);
+    // The agent counts what it forwarded: the connections opened, the bytes in.
+    await until('A1 counts the 400 connections and their bytes', async () => {
+      const after = await metrics();
+      return after.opened - before.opened >= 400 && after.bytesIn > before.bytesIn;
+    });
     // An operator can read what the agent programmed (nft 1.0.6 crashed on `typeof jhash` maps).
     expect(topology.exec('a1', ['sh', '-c', 'nft list ruleset > /dev/null']).status).toBe(0);
     const seen = SERVERS.flatMap((s) => peers[s]);

@@ -98,7 +98,11 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
           ?.split(' ')
           .at(-1) ?? NaN,
       );
+    const opened = lines
+      .filter((l) => /^ipfe_connections_opened_total\{.*target_set="1"/.test(l))
+      .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
     result = {
+      opened,
       noServer: value(/^ipfe_connections_refused_total\{.*target_set="1".*reason="no-server"/),
       bytesIn: value(/^ipfe_bytes_total\{.*direction="in"/),
       bytesOut: value(/^ipfe_bytes_total\{.*direction="out"/),

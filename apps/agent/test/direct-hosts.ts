@@ -1,0 +1,66 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Configuration } from '@ipfe/schema';
+import { formatHostPort } from '@ipfe/schema';
+import { buildDocument } from '@ipfe/schema/digest';
+import { repoRoot, type Topology } from './netns-topology.ts';
+
+/**
+ * An application server of the direct path: the reporter on `address` (heartbeats every 200 ms)
+ * holding the TSAs (`--hold-tsa`, e.g. `10.0.0.100` or `10.0.0.100@eth1`).
+ */
+export function startHoldingReporter(
+  topology: Topology,
+  host: string,
+  options: { address: string; holdTsa: string; connectionCapacity?: number },
+): ChildProcess {
+  return topology.run(host, [
+    process.execPath,
+    join(repoRoot, 'packages/reporter/bin/ipfe-reporter.js'),
+    '--listen',
+    formatHostPort(options.address, 9675),
+    '--mps-capacity',
+    '100',
+    '--connection-capacity',
+    String(options.connectionCapacity ?? 100),
+    '--interval-ms',
+    '200',
+    '--hold-tsa',
+    options.holdTsa,
+  ]);
+}
+
+/**
+ * A TCP service on every address of the host (direct-server.ts): it answers with the host's name
+ * and tells `onPeer` each client address it sees (IPv4-mapped addresses unmapped).
+ */
+export function startNamingService(
+  topology: Topology,
+  host: string,
+  port: number,
+  onPeer: (address: string) => void,
+): ChildProcess {
+  const service = topology.run(host, [
+    process.execPath,
+    '--import',
+    'tsx',
+    join(repoRoot, 'apps/agent/test/direct-server.ts'),
+    host,
+    String(port),
+  ]);
+  createInterface({ input: service.stdout! }).on('line', (line) => {
+    const [word, address] = line.split(' ');
+    if (word === 'peer' && address) onPeer(address.replace(/^::ffff:/, ''));
+  });
+  return service;
+}
+
+/** An agent's state folder holding revision 1 of `config`, so that it starts with it. */
+export function stateDirWith(dir: string, slot: string, config: Configuration): string {
+  const stateDir = join(dir, slot);
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(join(stateDir, 'config.json'), JSON.stringify(buildDocument(1, config)));
+  return stateDir;
+}
