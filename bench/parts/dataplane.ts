@@ -450,16 +450,26 @@ export async function runDataplane(
     // each direct run.
     const forgetKernelConnections = (path: Path) => {
       if (path === 'kernel') net.exec('ipfk', ['conntrack', '-F']);
-      if (path === 'direct')
-        for (const tsa of [PATHS.direct.tsa, PATHS.direct.bulkTsa])
-          net.exec('ipfd', [
-            'nft',
-            'flush',
-            'map',
-            'netdev',
-            'ipfe_a1',
-            `rec_${tsa.replaceAll('.', '_')}`,
-          ]);
+      if (path === 'direct') {
+        // Its records: one set per TSA and server (rec_<tsa>_<id>), named as a terse listing says.
+        const listed = net.exec('ipfd', [
+          'nft',
+          '-t',
+          '-j',
+          'list',
+          'sets',
+          'table',
+          'netdev',
+          'ipfe_a1',
+        ]);
+        const names = (
+          JSON.parse(listed.stdout || '{"nftables":[]}') as {
+            nftables: { set?: { name: string } }[];
+          }
+        ).nftables.flatMap((i) => (i.set?.name.startsWith('rec_') ? [i.set.name] : []));
+        for (const name of names)
+          net.exec('ipfd', ['nft', 'flush', 'set', 'netdev', 'ipfe_a1', name]);
+      }
     };
     /** The direct IPFE's counters of traffic towards the client, and its eth0's. */
     const towardsClient = () => {

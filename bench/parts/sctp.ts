@@ -28,6 +28,7 @@ import {
   type AssociationStats,
   type SctpServer,
 } from '../../apps/agent/test/sctp/sctp-peer.ts';
+import { countedInCommand, packetsTowards } from '../../apps/agent/test/direct-hosts.ts';
 import { onCleanup } from '../lib/cleanup.ts';
 import { BENCH_TOKEN, persistFor } from '../lib/config.ts';
 import { BenchNet, netnsAvailable } from '../lib/netns.ts';
@@ -265,18 +266,9 @@ export async function runSctp(
         port: PORT.multihomed,
         bind: [TSA_MH, TSA_MH2],
       });
-    /** Packets B1 counted towards the secondary TSA (the agent's `in_` counter). */
-    const packetsVia = (slot: 'a1' | 'b1', tsa: string) => {
-      const listed = net.exec(slot, [
-        'nft',
-        'list',
-        'counter',
-        'netdev',
-        `ipfe_${slot}`,
-        `in_${tsa.replaceAll('.', '_')}`,
-      ]).stdout;
-      return Number(/packets (\d+)/.exec(listed)?.[1] ?? -1);
-    };
+    /** Packets an agent counted towards a TSA (an element of its counted set `in4`). */
+    const packetsVia = (slot: 'a1' | 'b1', tsa: string) =>
+      packetsTowards(net.exec(slot, countedInCommand(slot)).stdout, tsa);
     const packetsViaB1 = () => packetsVia('b1', TSA_MH2);
 
     interface Trial {
@@ -565,7 +557,7 @@ export async function runSctp(
       ),
       method: {
         rate: `sctp-peer rate mode (usrsctp) in the client namespace, ${settings.parallel} threads, each opening an association (four-way handshake) and shutting it down gracefully, over and over for ${settings.rateSeconds} s. Direct: to the TSA of an SCTP-only Hash Target Set through A1 (direct data path) to s1, which holds it; baseline: to s1's own address, no IPFE. Both usrsctp servers run in s1 throughout. ${settings.rateRounds} runs of each, alternating (B D, D B, …); the median associations per second of each`,
-        multihomed: `per trial, ${settings.associationsPerTrial} associations from the client's two addresses to the primary TSA (served by A1, first network) and the secondary TSA (B1, second network) of a multihomed SCTP Target Set over s2 and s3; a message on each every 50 ms (the client's neighbour entry for the primary TSA flushed first: a restarted A1's TSA may have failed there, and an INIT unanswered meanwhile makes the secondary the association's primary). Once B1 has forwarded heartbeats of the secondary path, and A1 has forwarded more packets than B1 in the second before (else the client is started again, at most 3 times: multihomedClientsRestartedOffPrimary), A1's agent is SIGKILLed (its process group; its exit guard removes the TSA and the nftables table). A1's kernel forwards until the agent's exit guard has removed the TSA and the nftables table (cutMs, polled); usrsctp gives the primary path up after three timeouts and says so (unreachableMs): what is sent after that can only take the secondary path. An association survives when 20 messages sent after its primary was given up (and all before them) are echoed by the server it had, the client reports no loss and no new association, and no server reports it lost. A trial also records the packets A1 forwarded to the primary TSA in the second before the kill and B1 to the secondary after the cut (their agents' in_ counters: DATA, SACKs, heartbeats; usrsctp bundles, so fewer than the echoes). Then the client shuts down and A1 is started again. usrsctp timers of sctp-peer.c: RTO 100–500 ms, heartbeats every 200 ms, path max retransmissions 2. Stall: the longest wait for an echo on any association from the kill on (stats polled about every 50 ms: shorter waits read as 0)`,
+        multihomed: `per trial, ${settings.associationsPerTrial} associations from the client's two addresses to the primary TSA (served by A1, first network) and the secondary TSA (B1, second network) of a multihomed SCTP Target Set over s2 and s3; a message on each every 50 ms (the client's neighbour entry for the primary TSA flushed first: a restarted A1's TSA may have failed there, and an INIT unanswered meanwhile makes the secondary the association's primary). Once B1 has forwarded heartbeats of the secondary path, and A1 has forwarded more packets than B1 in the second before (else the client is started again, at most 3 times: multihomedClientsRestartedOffPrimary), A1's agent is SIGKILLed (its process group; its exit guard removes the TSA and the nftables table). A1's kernel forwards until the agent's exit guard has removed the TSA and the nftables table (cutMs, polled); usrsctp gives the primary path up after three timeouts and says so (unreachableMs): what is sent after that can only take the secondary path. An association survives when 20 messages sent after its primary was given up (and all before them) are echoed by the server it had, the client reports no loss and no new association, and no server reports it lost. A trial also records the packets A1 forwarded to the primary TSA in the second before the kill and B1 to the secondary after the cut (their agents' counted sets: DATA, SACKs, heartbeats; usrsctp bundles, so fewer than the echoes). Then the client shuts down and A1 is started again. usrsctp timers of sctp-peer.c: RTO 100–500 ms, heartbeats every 200 ms, path max retransmissions 2. Stall: the longest wait for an echo on any association from the kill on (stats polled about every 50 ms: shorter waits read as 0)`,
       },
       settings: {
         ...settings,

@@ -64,3 +64,25 @@ export function stateDirWith(dir: string, slot: string, config: Configuration): 
   writeFileSync(join(stateDir, 'config.json'), JSON.stringify(buildDocument(1, config)));
   return stateDir;
 }
+
+/** The command that lists what an agent's direct path counted per IPv4 TSA (its set `in4`). */
+export const countedInCommand = (slot: string) => [
+  'nft',
+  '-j',
+  'list',
+  'set',
+  'netdev',
+  `ipfe_${slot}`,
+  'in4',
+];
+
+/** The packets counted towards `tsa` in that listing (-1: none listed). */
+export function packetsTowards(listing: string, tsa: string): number {
+  const items = (
+    JSON.parse(listing || '{"nftables":[]}') as {
+      nftables: { set?: { elem?: { elem: { val: string; counter: { packets: number } } }[] } }[];
+    }
+  ).nftables;
+  const element = items.flatMap((i) => i.set?.elem ?? []).find((e) => e.elem.val === tsa);
+  return element?.elem.counter.packets ?? -1;
+}

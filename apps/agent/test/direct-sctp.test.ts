@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type AgentStatus, type Configuration } from '@ipfe/schema';
 import { addressesOf, documentOf, removeDir, startAgent, testConfig } from './helpers.ts';
 import { netnsAvailable, repoRoot, Topology, until } from './netns-topology.ts';
-import { startHoldingReporter, stateDirWith } from './direct-hosts.ts';
+import {
+  countedInCommand,
+  packetsTowards,
+  startHoldingReporter,
+  stateDirWith,
+} from './direct-hosts.ts';
 import {
   addSecondNetwork,
   buildSctpPeer,
@@ -147,15 +152,7 @@ function statusOf(slot: 'a1' | 'b1'): AgentStatus {
 
 /** The packets an agent's nftables counter `in_<TSA>` counted (everything sent to that TSA). */
 function packetsIn(slot: 'a1' | 'b1', tsa: string): number {
-  // The agent counts each TSA's packets in an element of its set `in4`.
-  const listed = topology.exec(slot, ['nft', '-j', 'list', 'set', 'netdev', `ipfe_${slot}`, 'in4']);
-  const sets = (
-    JSON.parse(listed.stdout || '{"nftables":[]}') as {
-      nftables: { set?: { elem?: { elem: { val: string; counter: { packets: number } } }[] } }[];
-    }
-  ).nftables;
-  const element = sets.flatMap((i) => i.set?.elem ?? []).find((e) => e.elem.val === tsa);
-  return element?.elem.counter.packets ?? -1;
+  return packetsTowards(topology.exec(slot, countedInCommand(slot)).stdout, tsa);
 }
 
 /**
