@@ -28,7 +28,11 @@ import {
   type AssociationStats,
   type SctpServer,
 } from '../../apps/agent/test/sctp/sctp-peer.ts';
-import { countedInCommand, packetsTowards } from '../../apps/agent/test/direct-hosts.ts';
+import {
+  countedInCommand,
+  packetsTowards,
+  twoNetworkBase,
+} from '../../apps/agent/test/direct-hosts.ts';
 import { onCleanup } from '../lib/cleanup.ts';
 import { BENCH_TOKEN, persistFor } from '../lib/config.ts';
 import { BenchNet, netnsAvailable } from '../lib/netns.ts';
@@ -78,22 +82,13 @@ export const SCTP_DEFAULTS: SctpSettings = {
 };
 
 const config = configurationShape.parse({
-  options: {
-    ipfe: { A1: { address: HOSTS.a1 }, B1: { address: HOSTS.b1 } },
+  ...twoNetworkBase({
+    a1: HOSTS.a1,
+    b1: HOSTS.b1,
+    prefixes: [A, B],
+    servers: SERVERS.map((s) => ({ name: s, address: HOSTS[s], secondAddress: SECOND[s] })),
     forwardedPorts: [PORT.rate, PORT.multihomed],
-    mateIntervalMs: 100,
-    mateTimeoutMs: 600,
-    connectTimeoutS: 2,
-  },
-  xsiNetworks: [
-    { name: 'xsi', cidr: `${A}.0/24` },
-    { name: 'xsi2', cidr: `${B}.0/24` },
-  ],
-  appServers: SERVERS.map((s, i) => ({
-    name: s,
-    addresses: [HOSTS[s], SECOND[s]],
-    initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-  })),
+  }),
   targetSets: [
     {
       number: 1,

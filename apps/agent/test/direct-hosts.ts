@@ -86,3 +86,34 @@ export function packetsTowards(listing: string, tsa: string): number {
   const element = items.flatMap((i) => i.set?.elem ?? []).find((e) => e.elem.val === tsa);
   return element?.elem.counter.packets ?? -1;
 }
+
+/**
+ * What the two-network SCTP topologies' configurations share: the mates A1 and B1, an XSI network
+ * on each bridge (`<prefix>.0/24`), each server with an address on both and a port range of its own.
+ */
+export function twoNetworkBase(options: {
+  a1: string;
+  b1: string;
+  prefixes: [string, string];
+  servers: { name: string; address: string; secondAddress: string }[];
+  forwardedPorts: number[];
+}) {
+  return {
+    options: {
+      ipfe: { A1: { address: options.a1 }, B1: { address: options.b1 } },
+      forwardedPorts: options.forwardedPorts,
+      mateIntervalMs: 100,
+      mateTimeoutMs: 600,
+      connectTimeoutS: 2,
+    },
+    xsiNetworks: [
+      { name: 'xsi', cidr: `${options.prefixes[0]}.0/24` },
+      { name: 'xsi2', cidr: `${options.prefixes[1]}.0/24` },
+    ],
+    appServers: options.servers.map((s, i) => ({
+      name: s.name,
+      addresses: [s.address, s.secondAddress],
+      initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
+    })),
+  };
+}

@@ -11,6 +11,7 @@ import {
   packetsTowards,
   startHoldingReporter,
   stateDirWith,
+  twoNetworkBase,
 } from './direct-hosts.ts';
 import {
   addSecondNetwork,
@@ -70,22 +71,13 @@ const sctpServers = {
 };
 
 const config: Configuration = configurationShape.parse({
-  options: {
-    ipfe: { A1: { address: hosts.a1 }, B1: { address: hosts.b1 } },
+  ...twoNetworkBase({
+    a1: hosts.a1,
+    b1: hosts.b1,
+    prefixes: [A, B],
+    servers: SERVERS.map((s) => ({ name: s, address: hosts[s], secondAddress: second[s] })),
     forwardedPorts: Object.values(PORT),
-    mateIntervalMs: 100,
-    mateTimeoutMs: 600,
-    connectTimeoutS: 2,
-  },
-  xsiNetworks: [
-    { name: 'xsi', cidr: `${A}.0/24` },
-    { name: 'xsi2', cidr: `${B}.0/24` },
-  ],
-  appServers: SERVERS.map((s, i) => ({
-    name: s,
-    addresses: [hosts[s], second[s]],
-    initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-  })),
+  }),
   targetSets: [
     {
       number: 1,
