@@ -194,6 +194,7 @@ export class Agent {
         log: this.log,
         now,
         shareFlows: (flows) => this.#mateLink.sendFlows(flows),
+        hasMate: () => this.#mateAddress !== null,
       });
     }
     return new UserspaceDataPlane({

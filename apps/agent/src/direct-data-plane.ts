@@ -22,8 +22,15 @@ import {
 } from './nft.ts';
 
 const REFRESH_EVERY_MS = 250;
-/** How often the records are read (for the counts, and to tell the mate of new flows): listing them costs in proportion to their number. */
-const RECORD_READS = { everyMs: 250, shareOfCore: 0.05 };
+/**
+ * How often the records are read (listing them costs in proportion to their number): for a mate
+ * to tell of new flows, every 250 ms within 5 % of a core; with none, for the counts alone, at the
+ * kernel path's pace (every second, 2 %).
+ */
+const RECORD_READS = {
+  forMate: { everyMs: 250, shareOfCore: 0.05 },
+  alone: { everyMs: 1000, shareOfCore: 0.02 },
+};
 /**
  * How long after taking a TSA over this node adopts flows it has no record of (by the stateless
  * table): the mate tells of every flow within a read interval, so only those it opened just
@@ -50,6 +57,8 @@ export interface DirectDeps {
   guard?: ExitGuard | null;
   /** Tells the mate of flows and where they go (it takes them over with the TSA). */
   shareFlows?(flows: SharedFlow[]): void;
+  /** Whether this node has a mate to tell (else its records are read for the counts alone). */
+  hasMate?(): boolean;
 }
 
 /** A flow record: this node's memory of which server a connection went to. */
@@ -164,7 +173,7 @@ export class DirectDataPlane implements DataPlane {
     this.#wanted = [...listenersOf(plan, 'tcp'), ...listenersOf(plan, 'sctp')].filter((l) =>
       this.#servedTsas.has(l.tsa),
     );
-    this.#reader ??= setInterval(() => void this.#read(), RECORD_READS.everyMs);
+    this.#reader ??= setInterval(() => void this.#read(), RECORD_READS.forMate.everyMs);
     this.#inserting = [];
     const { script, chains, maps, sets, signatures } = this.#script(plan, now);
     if (await this.#nft.apply(script)) {
@@ -428,7 +437,11 @@ export class DirectDataPlane implements DataPlane {
       await this.#count(now);
     } finally {
       this.#reading = false;
-      this.#nextCount = nextReadAt(now, this.deps.now(), RECORD_READS);
+      this.#nextCount = nextReadAt(
+        now,
+        this.deps.now(),
+        this.deps.hasMate?.() ? RECORD_READS.forMate : RECORD_READS.alone,
+      );
     }
   }
 
