@@ -42,6 +42,13 @@ export const SESSION_COOKIE = 'ipfe_session';
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Whether a request of this method changes state (and so must carry the CSRF token). */
+export const isWrite = (method: string) => !READ_METHODS.has(method.toUpperCase());
+
+/** Who may call a route: its `access`, else viewer for reads and operator for writes. */
+export const accessOf = (method: string, access: 'public' | Role | undefined) =>
+  access ?? (isWrite(method) ? 'operator' : 'viewer');
+
 function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -140,12 +147,11 @@ export default fp(
       // The GUI's files and the API documentation are public; everything else under /api/ is not.
       if (!request.url.startsWith('/api/') || request.url.startsWith('/api/docs')) return;
       const method = request.method.toUpperCase();
-      const access =
-        request.routeOptions.config.access ?? (READ_METHODS.has(method) ? 'viewer' : 'operator');
+      const access = accessOf(method, request.routeOptions.config.access);
       if (access === 'public') return;
       if (!request.user)
         throw new ApiError('UNAUTHENTICATED', 'Log in first (your session may have expired)');
-      if (!READ_METHODS.has(method)) {
+      if (isWrite(method)) {
         const sent = request.headers['x-csrf-token'];
         const expected = request.session.get('csrfToken');
         if (typeof sent !== 'string' || !expected || !sameToken(sent, expected)) {

@@ -9,6 +9,7 @@ const auditRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['Audit'],
+        operationId: 'listAuditEntries',
         summary: 'The audit log, newest first (admin only)',
         querystring: z.object({
           limit: z.coerce.number().int().min(1).max(1000).default(200),

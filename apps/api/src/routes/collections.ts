@@ -13,6 +13,7 @@ import {
   type CollectionSpec,
 } from '../domain/collections.ts';
 import { validateDelete, validateEdit } from '../domain/validate-change.ts';
+import { IF_MATCH_ERRORS } from '../plugins/openapi.ts';
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -31,6 +32,11 @@ function registerCollection(
   const base = `/api/${spec.route}`;
   const params = z.object({ key: spec.keyParam });
   const tags = [spec.noun];
+  /** The noun as an operationId takes it: 'XSI network' → 'XsiNetwork'. */
+  const Noun = spec.noun
+    .split(' ')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase())
+    .join('');
 
   const find = (config: Configuration, key: string | number) => {
     const items = itemsOf(config, spec);
@@ -74,6 +80,7 @@ function registerCollection(
     {
       schema: {
         tags,
+        operationId: `list${Noun}s`,
         summary: `List every ${spec.noun}`,
         response: { 200: listOf(spec.viewSchema) },
       },
@@ -94,7 +101,9 @@ function registerCollection(
     {
       schema: {
         tags,
+        operationId: `get${Noun}`,
         summary: `Read one ${spec.noun}`,
+        errors: ['NOT_FOUND'],
         params,
         response: { 200: spec.viewSchema },
       },
@@ -113,7 +122,9 @@ function registerCollection(
     {
       schema: {
         tags,
+        operationId: `insert${Noun}`,
         summary: `Insert a ${spec.noun}`,
+        errors: ['CONFLICT'],
         body: spec.inputSchema,
         response: { 201: spec.viewSchema },
       },
@@ -151,7 +162,9 @@ function registerCollection(
     {
       schema: {
         tags,
+        operationId: `edit${Noun}`,
         summary: `Edit a ${spec.noun} (If-Match required; no change: no revision, header x-ipfe-unchanged)`,
+        errors: ['NOT_FOUND', ...IF_MATCH_ERRORS, 'CONFLICT'],
         params,
         body: spec.inputSchema,
         response: { 200: spec.viewSchema },
@@ -187,7 +200,15 @@ function registerCollection(
 
   app.delete(
     `${base}/:key`,
-    { schema: { tags, summary: `Delete a ${spec.noun} (If-Match required)`, params } },
+    {
+      schema: {
+        tags,
+        operationId: `delete${Noun}`,
+        summary: `Delete a ${spec.noun} (If-Match required)`,
+        errors: ['NOT_FOUND', ...IF_MATCH_ERRORS, 'IN_USE'],
+        params,
+      },
+    },
     async (request, reply) => {
       const { revision } = app.configRepository.commit(request.user!.name, (config) => {
         const { item, index } = find(config, request.params.key);

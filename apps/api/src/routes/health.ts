@@ -8,6 +8,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'public' },
       schema: {
         tags: ['Health'],
+        operationId: 'getHealth',
         summary: 'Liveness and the latest revision',
         response: { 200: healthViewSchema },
       },

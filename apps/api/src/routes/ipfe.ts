@@ -8,6 +8,7 @@ const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['Status'],
+        operationId: 'listIpfeSlots',
         summary:
           'Per IPFE slot: push state, desired and applied revision, last contact, owned TSAs, alarms',
         response: { 200: ipfeViewSchema },
@@ -32,6 +33,7 @@ const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['Status'],
+        operationId: 'getAgentStatus',
         summary: "An agent's latest status as the OAM last read it (null when unreachable)",
         params: z.object({ slot: z.enum(IPFE_SLOTS) }),
         response: { 200: agentStatusViewSchema },
@@ -45,6 +47,7 @@ const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['Status'],
+        operationId: 'listAlarms',
         summary: 'Active alarms, and the history of cleared ones (newest first)',
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(5000).default(500) }),
         response: { 200: alarmsViewSchema },

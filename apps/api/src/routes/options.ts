@@ -10,6 +10,7 @@ import { validationError } from '../http/errors.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
 import { validateEdit } from '../domain/validate-change.ts';
 import { commitHeaders } from '../http/commit-headers.ts';
+import { IF_MATCH_ERRORS } from '../plugins/openapi.ts';
 
 /** An IPFE slot's address is read-only while a Target Set names the slot as its Active IPFE. */
 function activeSlotChanges(config: Configuration, next: Configuration['options']): FieldError[] {
@@ -40,6 +41,7 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'getOptions',
         summary: 'IPFE node addresses and the global options',
         response: { 200: optionsSchema },
       },
@@ -58,6 +60,8 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'editOptions',
+        errors: IF_MATCH_ERRORS,
         summary:
           'Replace the options (If-Match required; omitted fields take their defaults; no change: no revision, header x-ipfe-unchanged)',
         body: optionsSchema,

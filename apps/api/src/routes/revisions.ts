@@ -33,6 +33,7 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'listRevisions',
         summary: 'The revision log, newest first',
         querystring: z.object({
           limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -52,6 +53,8 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'getRevision',
+        errors: ['NOT_FOUND'],
         summary: "A revision's config document (revision 0 is the empty configuration)",
         params: z.object({ rev: revisionNumber }),
       },
@@ -64,6 +67,8 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'diffRevisions',
+        errors: ['NOT_FOUND'],
         summary: 'What changed from revision `against` to revision `rev`',
         params: z.object({ rev: revisionNumber }),
         querystring: z.object({ against: revisionNumber }),
@@ -82,6 +87,8 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'rollbackToRevision',
+        errors: ['NOT_FOUND'],
         summary:
           "Commit an old revision's content as a new revision (201); when it is the running configuration already, nothing is committed (200 with the running revision, header x-ipfe-unchanged)",
         params: z.object({ rev: revisionNumber }),
@@ -128,6 +135,8 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['Export'],
+        operationId: 'exportConfiguration',
+        errors: ['NOT_FOUND'],
         summary: 'Download a config document (default: the latest revision)',
         querystring: z.object({ revision: revisionNumber.optional() }),
       },

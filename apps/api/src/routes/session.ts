@@ -11,6 +11,8 @@ const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'public' },
       schema: {
         tags,
+        operationId: 'login',
+        errors: ['UNAUTHENTICATED', 'RATE_LIMITED'],
         summary: 'Log in; answers the csrfToken to send as x-csrf-token on every change',
         body: z.strictObject({
           username: z
@@ -42,6 +44,7 @@ const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'public' },
       schema: {
         tags,
+        operationId: 'getSession',
         summary: 'Who is logged in, with the csrfToken of their login; user null when nobody is',
         response: { 200: sessionAnswerSchema },
       },
@@ -57,7 +60,7 @@ const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/api/session',
-    { config: { access: 'viewer' }, schema: { tags, summary: 'Log out' } },
+    { config: { access: 'viewer' }, schema: { tags, operationId: 'logout', summary: 'Log out' } },
     async (request, reply) => {
       await request.session.destroy();
       return reply.code(204).send();

@@ -5,6 +5,7 @@ import { etagOf, requireIfMatch } from '../http/etag.ts';
 import { hashPassword } from '../domain/passwords.ts';
 import { ROLES, userListSchema, userSchema } from '@ipfe/schema';
 import { publicUser, type UserRecord } from '../repositories/users-repository.ts';
+import { IF_MATCH_ERRORS } from '../plugins/openapi.ts';
 
 export const userName = z
   .string({ error: 'name is required' })
@@ -35,6 +36,7 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       config,
       schema: {
         tags,
+        operationId: 'listUsers',
         summary: 'Every user (admin only)',
         response: { 200: userListSchema },
       },
@@ -44,7 +46,17 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/users/:name',
-    { config, schema: { tags, params, response: { 200: userSchema } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'getUser',
+        summary: 'Read one user (admin only)',
+        params,
+        errors: ['NOT_FOUND'],
+        response: { 200: userSchema },
+      },
+    },
     async (request, reply) => {
       const user = lookup(request.params.name);
       return reply.header('etag', etagOfUser(user)).send(publicUser(user));
@@ -57,6 +69,9 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       config,
       schema: {
         tags,
+        operationId: 'insertUser',
+        summary: 'Insert a user (admin only)',
+        errors: ['CONFLICT'],
         body: z.strictObject({ name: userName, password, role }),
         response: { 201: userSchema },
       },
@@ -84,7 +99,9 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       config,
       schema: {
         tags,
-        summary: 'Change role and/or password (If-Match required)',
+        operationId: 'editUser',
+        summary: 'Change role and/or password (If-Match required; admin only)',
+        errors: ['NOT_FOUND', ...IF_MATCH_ERRORS, 'LAST_ADMIN'],
         params,
         body: z.strictObject({ role: role.optional(), password: password.optional() }),
         response: { 200: userSchema },
@@ -118,7 +135,13 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/users/:name',
     {
       config,
-      schema: { tags, summary: 'Delete a user (If-Match required; never the last admin)', params },
+      schema: {
+        tags,
+        operationId: 'deleteUser',
+        summary: 'Delete a user (If-Match required; never the last admin; admin only)',
+        errors: ['NOT_FOUND', ...IF_MATCH_ERRORS, 'LAST_ADMIN'],
+        params,
+      },
     },
     async (request, reply) => {
       users.transaction(() => {
