@@ -31,7 +31,7 @@ export const IF_MATCH_ERRORS = [
 const MEANING: Record<ApiErrorCode, string> = {
   VALIDATION: 'a field or parameter is invalid; `error.fields` names each one (path and message)',
   INVALID_JSON: 'the body is not valid JSON',
-  UNAUTHENTICATED: 'not logged in, or the session expired',
+  UNAUTHENTICATED: 'not logged in, or the session expired (on login: wrong user name or password)',
   CSRF: 'the x-csrf-token header is missing or is not the csrfToken of this login',
   FORBIDDEN: 'the role of the user is not enough',
   NOT_FOUND: 'what the path names does not exist',
