@@ -22,6 +22,7 @@ import audit from './plugins/audit.ts';
 import auditRoutes from './routes/audit.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import type { AgentSyncOptions } from './services/agent-sync.ts';
+import metrics from './metrics.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -74,6 +75,7 @@ export async function buildApp(options: AppOptions) {
     backoffMaxMs: options.agentSync?.backoffMaxMs ?? 5000,
     agentCa: options.agentSync?.agentCa,
   });
+  await app.register(metrics);
   const authOptions: AuthOptions = {
     sessionSecret: options.sessionSecret,
     sessionTtlMs: options.sessionTtlMs ?? 8 * 3600 * 1000,

@@ -33,6 +33,13 @@ export interface AgentSyncOptions {
   agentCa?: string;
 }
 
+/** How a push ended (its answer, or none) and how long it took: what the OAM's metrics count. */
+export interface PushOutcome {
+  slot: IpfeSlot;
+  outcome: 'applied' | 'rejected' | 'stale' | 'timeout' | 'failed';
+  seconds: number;
+}
+
 interface Slot {
   sync: SyncSlot;
   target: string | null;
@@ -50,6 +57,7 @@ export class AgentSync {
   #slots = new Map<IpfeSlot, Slot>();
   #poll: NodeJS.Timeout | null = null;
   #stopped = false;
+  readonly #pushListeners: ((push: PushOutcome) => void)[] = [];
   readonly #client: AgentClient;
   readonly #alarms: AlarmMirror;
   readonly #backoff: Backoff;
@@ -97,6 +105,11 @@ export class AgentSync {
     }
   }
 
+  /** Tells `listener` of every push once it is answered (or times out or fails). */
+  onPushAnswered(listener: (push: PushOutcome) => void): void {
+    this.#pushListeners.push(listener);
+  }
+
   /** Feeds one event to the slot's state machine and carries out what it decides. */
   #step(slotName: IpfeSlot, event: SyncEvent): SyncStep {
     const slot = this.#slots.get(slotName)!;
@@ -134,7 +147,8 @@ export class AgentSync {
   async #push(slotName: IpfeSlot, document: ConfigDocument): Promise<void> {
     const target = this.#slots.get(slotName)!.target!;
     const revision = document.revision;
-    let event: SyncEvent;
+    const started = performance.now();
+    let event: Extract<SyncEvent, { kind: PushOutcome['outcome'] }>;
     try {
       const response = await this.#client.call('PUT', `${target}/v1/config`, {
         token: this.options.token,
@@ -160,6 +174,9 @@ export class AgentSync {
           : { kind: 'failed', error: causeOf(err), jitter: Math.random() };
     }
     this.#step(slotName, event);
+    const seconds = (performance.now() - started) / 1000;
+    for (const listener of this.#pushListeners)
+      listener({ slot: slotName, outcome: event.kind, seconds });
   }
 
   async #pollAll(): Promise<void> {

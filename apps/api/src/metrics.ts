@@ -1,0 +1,222 @@
+import type Database from 'better-sqlite3';
+import { IPFE_SLOTS, SYNC_STATES } from '@ipfe/schema';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Label values of a request that matched no route (the GUI's deep links, 404s): one series. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Seconds: an agent answers a push in milliseconds; the request timeout is 3 s by default. */
+const PUSH_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const HTTP_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** A COMMIT is one fsync of the WAL (synchronous = FULL). */
+const COMMIT_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/** What the OAM's metrics read at scrape time. */
+export interface MetricsSource {
+  /** Per configured IPFE slot: its push record. */
+  slots(): {
+    slot: string;
+    state: string;
+    desiredRevision: number | null;
+    appliedRevision: number | null;
+  }[];
+  activeAlarms(): { slot: string; code: number; severity: string }[];
+  latestRevision(): number;
+}
+
+export interface OamMetrics {
+  registry: Registry;
+  pushAnswered(push: { slot: string; outcome: string; seconds: number }): void;
+  request(labels: { method: string; route: string; status_code: string }, seconds: number): void;
+  committed(seconds: number): void;
+}
+
+/**
+ * The OAM's own metrics, one registry per app (tests run several apps in one process). Values that
+ * the OAM keeps anyway (push records, alarms, the latest revision) are read at scrape time; push
+ * answers, requests and commits are counted as they happen. Every label takes a bounded set of
+ * values: slots, alarm numbers and severities, route patterns, methods, status codes.
+ */
+export function createOamMetrics(source: MetricsSource): OamMetrics {
+  const registry = new Registry();
+  new Gauge({
+    name: 'ipfe_oam_ipfe_desired_revision',
+    help: 'The revision the OAM wants the IPFE to run, per configured slot',
+    labelNames: ['slot'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.slots())
+        if (s.desiredRevision !== null) this.set({ slot: s.slot }, s.desiredRevision);
+    },
+  });
+  new Gauge({
+    name: 'ipfe_oam_ipfe_applied_revision',
+    help: 'The revision the IPFE last applied or reported, per configured slot',
+    labelNames: ['slot'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.slots())
+        if (s.appliedRevision !== null) this.set({ slot: s.slot }, s.appliedRevision);
+    },
+  });
+  new Gauge({
+    name: 'ipfe_oam_ipfe_sync_state',
+    help: 'Where the push to the IPFE stands: 1 for its state, 0 for the others, per configured slot',
+    labelNames: ['slot', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.slots())
+        for (const state of SYNC_STATES)
+          this.set({ slot: s.slot, state }, s.state === state ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'ipfe_oam_revision',
+    help: 'The latest committed revision (0 before the first)',
+    registers: [registry],
+    collect() {
+      this.set(source.latestRevision());
+    },
+  });
+  new Gauge({
+    name: 'ipfe_oam_alarms_active',
+    help: 'Active alarms, per IPFE slot, alarm number and severity',
+    labelNames: ['slot', 'code', 'severity'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const a of source.activeAlarms())
+        this.inc({ slot: a.slot, code: String(a.code), severity: a.severity });
+    },
+  });
+  const attempts = new Counter({
+    name: 'ipfe_oam_push_attempts_total',
+    help: 'Configuration pushes to the IPFE, counted when answered (or timed out), per slot',
+    labelNames: ['slot'],
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'ipfe_oam_push_failures_total',
+    help: 'Pushes not applied, per slot and reason: rejected (422, 401), stale (409), timeout, failed (no answer or another status)',
+    labelNames: ['slot', 'reason'],
+    registers: [registry],
+  });
+  const pushes = new Histogram({
+    name: 'ipfe_oam_push_duration_seconds',
+    help: 'Time from sending a push to its answer (or to the timeout), per slot and outcome',
+    labelNames: ['slot', 'outcome'],
+    buckets: PUSH_BUCKETS,
+    registers: [registry],
+  });
+  // Series that exist before the first push, so that rate() sees the first one.
+  for (const slot of IPFE_SLOTS) attempts.inc({ slot }, 0);
+  const requests = new Histogram({
+    name: 'ipfe_oam_http_request_duration_seconds',
+    help: 'HTTP requests answered, per method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: HTTP_BUCKETS,
+    registers: [registry],
+  });
+  const commits = new Histogram({
+    name: 'ipfe_oam_sqlite_commit_duration_seconds',
+    help: 'Time of the COMMIT of each SQLite write transaction (revisions, users, alarms)',
+    buckets: COMMIT_BUCKETS,
+    registers: [registry],
+  });
+  return {
+    registry,
+    pushAnswered({ slot, outcome, seconds }) {
+      attempts.inc({ slot });
+      if (outcome !== 'applied') failures.inc({ slot, reason: outcome });
+      pushes.observe({ slot, outcome }, seconds);
+    },
+    request: (labels, seconds) => requests.observe(labels, seconds),
+    committed: (seconds) => commits.observe(seconds),
+  };
+}
+
+let processRegistry: Registry | null = null;
+/** The library's process metrics (CPU, memory, event loop): one set per process, not per app. */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * Calls `observe` with the duration of the COMMIT of every outermost transaction made through
+ * `db.transaction`: better-sqlite3 runs BEGIN, the function and COMMIT in one call and offers no
+ * hook, so the time from the function's return to the call's return is the COMMIT. Nested
+ * transactions (savepoints) and transactions that roll back are not commits and are not observed.
+ */
+export function observeCommits(db: Database.Database, observe: (seconds: number) => void): void {
+  const transaction = db.transaction.bind(db);
+  type Fn = (...args: unknown[]) => unknown;
+  db.transaction = ((fn: Fn) => {
+    let bodyDone = 0;
+    const tx = transaction(function (this: unknown, ...args: unknown[]) {
+      const result = fn.apply(this, args);
+      bodyDone = performance.now();
+      return result;
+    });
+    const timed = (run: Fn): Fn =>
+      function (this: unknown, ...args: unknown[]) {
+        const outermost = !db.inTransaction;
+        bodyDone = 0;
+        const result = run.apply(this, args);
+        if (outermost && bodyDone) observe((performance.now() - bodyDone) / 1000);
+        return result;
+      };
+    return Object.assign(timed(tx), {
+      default: timed(tx.default),
+      deferred: timed(tx.deferred),
+      immediate: timed(tx.immediate),
+      exclusive: timed(tx.exclusive),
+    });
+  }) as typeof db.transaction;
+}
+
+/**
+ * GET /metrics in the Prometheus text format, open like /api/health: a scraper has no session, and
+ * the answer holds counts under bounded labels, never a secret, an address or an error text
+ * (decision 011). Registered before the routes, so that every route's requests are timed.
+ */
+export default fp(
+  async (app) => {
+    const metrics = createOamMetrics({
+      slots: () => {
+        const config = app.configRepository.current();
+        return app.agentSync.view(config).filter((s) => s.configured);
+      },
+      activeAlarms: () => app.agentSyncRepository.activeAlarms(),
+      latestRevision: () => app.configRepository.latestInfo()?.number ?? 0,
+    });
+    app.agentSync.onPushAnswered((push) => metrics.pushAnswered(push));
+    observeCommits(app.db, (seconds) => metrics.committed(seconds));
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+      metrics.request(
+        { method: request.method, route, status_code: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+    });
+    app.get(
+      '/metrics',
+      { config: { access: 'public' }, schema: { hide: true } },
+      async (_, reply) => {
+        const text = (await metrics.registry.metrics()) + (await processMetrics().metrics());
+        return reply.type(metrics.registry.contentType).send(text);
+      },
+    );
+  },
+  {
+    name: 'metrics',
+    dependencies: ['db', 'config-repository', 'agent-sync-repository', 'agent-sync'],
+  },
+);
