@@ -137,7 +137,13 @@ async function main() {
   ensureGui();
   // `--import tsx` runs the OAM in the child itself (no tsx wrapper process to orphan it).
   run('oam', ['--import', 'tsx', join(root, 'apps/api/src/server.ts')], {
-    env: { IPFE_DATA_DIR: dataDir, HOST: host, PORT: String(port) },
+    env: {
+      IPFE_DATA_DIR: dataDir,
+      HOST: host,
+      PORT: String(port),
+      // The OAM writes into a pipe here: it shows readable lines when this terminal would.
+      LOG_FORMAT: process.env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json'),
+    },
   });
   await waitFor('the OAM', async () => (await fetch(`${oamUrl}/api/health`)).ok);
   await seedOnFirstRun(oamUrl, adminPassword(dataDir), sampleConfiguration(), log);

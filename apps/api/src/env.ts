@@ -53,6 +53,11 @@ export const envSchema = z.object({
       })
       .default('info'),
   ),
+  // Unset: readable lines on a terminal, JSON otherwise.
+  LOG_FORMAT: z.preprocess(
+    blankAsUnset,
+    z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
+  ),
 });
 
 export type Env = z.output<typeof envSchema>;

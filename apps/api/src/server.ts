@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { ensureAdmin, prepareDataDir } from './bootstrap.ts';
 import { flagsAsEnv, readEnv } from './env.ts';
 import { readFileSync } from 'node:fs';
+import { prettyLogStream } from './pretty-log.ts';
 
 /** Runs the OAM server: environment, data folder, logger, listen, graceful close. */
 async function main() {
@@ -26,6 +27,7 @@ async function main() {
     env.IPFE_TLS_CERT && env.IPFE_TLS_KEY
       ? { cert: readPem(env.IPFE_TLS_CERT), key: readPem(env.IPFE_TLS_KEY) }
       : undefined;
+  const prettyLogs = env.LOG_FORMAT === 'pretty' || (!env.LOG_FORMAT && process.stdout.isTTY);
 
   const app = await buildApp({
     databaseFile: data.databaseFile,
@@ -41,6 +43,7 @@ async function main() {
     logger: {
       level: env.LOG_LEVEL,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'],
+      ...(prettyLogs && { stream: prettyLogStream() }),
     },
   });
   await ensureAdmin(app.usersRepository, dataDir, env.IPFE_ADMIN_PASSWORD, (line) =>

@@ -1,4 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +34,7 @@ describe('environment', () => {
         LOG_LEVEL: 'loud',
         IPFE_ADMIN_PASSWORD: 'short',
         IPFE_AGENT_TOKEN: 'x',
+        LOG_FORMAT: 'yaml',
       }),
     ).toEqual({
       problems: [
@@ -39,6 +42,7 @@ describe('environment', () => {
         'IPFE_ADMIN_PASSWORD: must be at least 8 characters',
         'IPFE_AGENT_TOKEN: must be 32–256 characters of letters, digits and ._~+/=-',
         'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+        'LOG_FORMAT: must be json or pretty',
       ],
     });
   });
@@ -46,13 +50,88 @@ describe('environment', () => {
   it('stops the server at start with exit code 2 and one line per bad value', async () => {
     const serverFile = new URL('../src/server.ts', import.meta.url).pathname;
     const failure = await run('npx', ['tsx', serverFile], {
-      env: { ...process.env, PORT: 'abc', LOG_LEVEL: 'x' },
+      env: { ...process.env, PORT: 'abc', LOG_LEVEL: 'x', LOG_FORMAT: 'text' },
     }).catch((e: { code: number; stderr: string }) => e);
     expect('code' in failure && failure.code).toBe(2);
     expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([
       'ipfe-oam: PORT: must be a TCP port number (0–65535)',
       'ipfe-oam: LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+      'ipfe-oam: LOG_FORMAT: must be json or pretty',
     ]);
+  });
+});
+
+describe('log format', () => {
+  /** Starts the real server with its stdout on a pipe, makes one logged request, returns the log lines. */
+  async function logOfOneRequest(logFormat: string | undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'ipfe-log-format-'));
+    dirs.push(dir);
+    const serverFile = new URL('../src/server.ts', import.meta.url).pathname;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      IPFE_DATA_DIR: dir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    };
+    delete env.LOG_FORMAT;
+    if (logFormat) env.LOG_FORMAT = logFormat;
+    const child = spawn(process.execPath, ['--import', 'tsx', serverFile], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: string[] = [];
+    const seen = (test: (line: string) => boolean) =>
+      new Promise<string>((resolveLine, reject) => {
+        const found = lines.find(test);
+        if (found) return resolveLine(found);
+        const onLine = (line: string) => {
+          if (!test(line)) return;
+          reader.off('line', onLine);
+          resolveLine(line);
+        };
+        reader.on('line', onLine);
+        child.once('exit', (code) =>
+          reject(new Error(`server exited (${code}): ${lines.join('\n')}`)),
+        );
+      });
+    const reader = createInterface({ input: child.stdout });
+    reader.on('line', (line) => lines.push(line));
+    try {
+      const listening = await seen((line) => line.startsWith('IPFE OAM listening on '));
+      const url = /listening on (\S+)/.exec(listening)![1];
+      const answer = await fetch(`${url}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'nobody', password: 'not-the-password' }),
+      });
+      expect(answer.status).toBe(401);
+      await seen((line) => line.includes('401'));
+      return lines;
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  }
+
+  it('writes one JSON object a line when stdout is not a terminal', async () => {
+    const lines = await logOfOneRequest(undefined);
+    const entries = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ msg: 'request completed', res: { statusCode: 401 } }),
+    );
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        msg: 'incoming request',
+        req: expect.objectContaining({ method: 'POST', url: '/api/session' }),
+      }),
+    );
+  });
+
+  it('writes readable lines, one per request start and end, with LOG_FORMAT=pretty', async () => {
+    const lines = await logOfOneRequest('pretty');
+    expect(lines.some((line) => line.startsWith('{'))).toBe(false);
+    expect(lines).toContainEqual(expect.stringMatching(/INFO: → POST \/api\/session \(req-\w+\)$/));
+    expect(lines).toContainEqual(expect.stringMatching(/INFO: ← 401 in \d+ ms \(req-\w+\)$/));
   });
 });
 
