@@ -1,29 +1,34 @@
-import { Navigate, Outlet, type RouteObject } from 'react-router';
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
+import { Navigate, Outlet, useMatches, type RouteObject } from 'react-router';
 import { AppLayout } from '@/components/layouts/app-layout';
+import { Loading } from '@/components/ui/page';
 import { Authorization, RequireAuth } from '@/lib/auth';
-import type { ReactNode } from 'react';
 import { PushProgress } from '@/features/ipfe-status/components/push-progress';
 import { SyncBadge } from '@/features/ipfe-status/components/sync-badge';
-import { AlarmsRoute } from './routes/alarms';
-import { AuditRoute } from './routes/audit';
-import { StatusRoute } from './routes/status';
-import { AppServerEditRoute, AppServerInsertRoute, AppServersRoute } from './routes/app-servers';
 import { LoginRoute } from './routes/login';
-import { OptionsRoute } from './routes/options';
-import {
-  PeerNodeGroupEditRoute,
-  PeerNodeGroupInsertRoute,
-  PeerNodeGroupsRoute,
-} from './routes/peer-node-groups';
-import { RevisionDiffRoute, RevisionRoute, RevisionsRoute } from './routes/revisions';
 import { NotFound, NotPermitted } from './routes/status-pages';
 import { TargetSetEditRoute, TargetSetInsertRoute, TargetSetsRoute } from './routes/target-sets';
-import { UserEditRoute, UserInsertRoute, UsersRoute } from './routes/users';
-import {
-  XsiNetworkEditRoute,
-  XsiNetworkInsertRoute,
-  XsiNetworksRoute,
-} from './routes/xsi-networks';
+
+/**
+ * A page fetched when first opened (its own chunk of the build): the first pages (the login and
+ * the Target Sets View) stay in the entry chunk, everything else loads on demand.
+ */
+function page<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): ReactNode {
+  const Page = lazy(() => load().then((module) => ({ default: pick(module) })));
+  return <Page />;
+}
+
+const route = {
+  options: () => import('./routes/options'),
+  xsiNetworks: () => import('./routes/xsi-networks'),
+  appServers: () => import('./routes/app-servers'),
+  peerNodeGroups: () => import('./routes/peer-node-groups'),
+  status: () => import('./routes/status'),
+  alarms: () => import('./routes/alarms'),
+  revisions: () => import('./routes/revisions'),
+  users: () => import('./routes/users'),
+  audit: () => import('./routes/audit'),
+};
 
 /** User management: admins only. */
 const admin = (page: ReactNode) => (
@@ -41,7 +46,10 @@ function Shell() {
   return (
     <RequireAuth>
       <AppLayout status={<SyncBadge />} notices={<PushProgress />}>
-        <Outlet />
+        {/* One boundary per route: a page's first load shows the status, not the page before. */}
+        <Suspense key={useMatches().at(-1)?.id} fallback={<Loading what="the page" />}>
+          <Outlet />
+        </Suspense>
       </AppLayout>
     </RequireAuth>
   );
@@ -54,28 +62,49 @@ export const routes: RouteObject[] = [
     element: <Shell />,
     children: [
       { index: true, element: <Navigate to="/target-sets" replace /> },
-      { path: 'options', element: <OptionsRoute /> },
+      { path: 'options', element: page(route.options, (m) => m.OptionsRoute) },
       { path: 'target-sets', element: <TargetSetsRoute /> },
       { path: 'target-sets/insert', element: editor(<TargetSetInsertRoute />) },
       { path: 'target-sets/:key/edit', element: editor(<TargetSetEditRoute />) },
-      { path: 'xsi-networks', element: <XsiNetworksRoute /> },
-      { path: 'xsi-networks/insert', element: editor(<XsiNetworkInsertRoute />) },
-      { path: 'xsi-networks/:key/edit', element: editor(<XsiNetworkEditRoute />) },
-      { path: 'app-servers', element: <AppServersRoute /> },
-      { path: 'app-servers/insert', element: editor(<AppServerInsertRoute />) },
-      { path: 'app-servers/:key/edit', element: editor(<AppServerEditRoute />) },
-      { path: 'peer-node-groups', element: <PeerNodeGroupsRoute /> },
-      { path: 'peer-node-groups/insert', element: editor(<PeerNodeGroupInsertRoute />) },
-      { path: 'peer-node-groups/:key/edit', element: editor(<PeerNodeGroupEditRoute />) },
-      { path: 'status', element: <StatusRoute /> },
-      { path: 'alarms', element: <AlarmsRoute /> },
-      { path: 'revisions', element: <RevisionsRoute /> },
-      { path: 'revisions/diff', element: <RevisionDiffRoute /> },
-      { path: 'revisions/:revision', element: <RevisionRoute /> },
-      { path: 'users', element: admin(<UsersRoute />) },
-      { path: 'users/insert', element: admin(<UserInsertRoute />) },
-      { path: 'users/:name/edit', element: admin(<UserEditRoute />) },
-      { path: 'audit', element: admin(<AuditRoute />) },
+      { path: 'xsi-networks', element: page(route.xsiNetworks, (m) => m.XsiNetworksRoute) },
+      {
+        path: 'xsi-networks/insert',
+        element: editor(page(route.xsiNetworks, (m) => m.XsiNetworkInsertRoute)),
+      },
+      {
+        path: 'xsi-networks/:key/edit',
+        element: editor(page(route.xsiNetworks, (m) => m.XsiNetworkEditRoute)),
+      },
+      { path: 'app-servers', element: page(route.appServers, (m) => m.AppServersRoute) },
+      {
+        path: 'app-servers/insert',
+        element: editor(page(route.appServers, (m) => m.AppServerInsertRoute)),
+      },
+      {
+        path: 'app-servers/:key/edit',
+        element: editor(page(route.appServers, (m) => m.AppServerEditRoute)),
+      },
+      {
+        path: 'peer-node-groups',
+        element: page(route.peerNodeGroups, (m) => m.PeerNodeGroupsRoute),
+      },
+      {
+        path: 'peer-node-groups/insert',
+        element: editor(page(route.peerNodeGroups, (m) => m.PeerNodeGroupInsertRoute)),
+      },
+      {
+        path: 'peer-node-groups/:key/edit',
+        element: editor(page(route.peerNodeGroups, (m) => m.PeerNodeGroupEditRoute)),
+      },
+      { path: 'status', element: page(route.status, (m) => m.StatusRoute) },
+      { path: 'alarms', element: page(route.alarms, (m) => m.AlarmsRoute) },
+      { path: 'revisions', element: page(route.revisions, (m) => m.RevisionsRoute) },
+      { path: 'revisions/diff', element: page(route.revisions, (m) => m.RevisionDiffRoute) },
+      { path: 'revisions/:revision', element: page(route.revisions, (m) => m.RevisionRoute) },
+      { path: 'users', element: admin(page(route.users, (m) => m.UsersRoute)) },
+      { path: 'users/insert', element: admin(page(route.users, (m) => m.UserInsertRoute)) },
+      { path: 'users/:name/edit', element: admin(page(route.users, (m) => m.UserEditRoute)) },
+      { path: 'audit', element: admin(page(route.audit, (m) => m.AuditRoute)) },
       { path: '*', element: <NotFound /> },
     ],
   },

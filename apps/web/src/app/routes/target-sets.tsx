@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { IPFE_SLOTS, type TargetSet } from '@ipfe/schema';
 import { Alert } from '@/components/ui/alert';
@@ -12,10 +12,16 @@ import { useTargetSet } from '@/features/target-sets/api/get-target-set';
 import { useTargetSets, type TargetSetView } from '@/features/target-sets/api/get-target-sets';
 import { useUpdateTargetSet } from '@/features/target-sets/api/update-target-set';
 import type { Family, TargetSetContext } from '@/features/target-sets/components/form-model';
-import { TargetSetForm } from '@/features/target-sets/components/target-set-form';
 import { TargetSetsView } from '@/features/target-sets/components/target-sets-view';
 import { useXsiNetworks } from '@/features/xsi-networks/api/get-xsi-networks';
 import { collectionRoutes, type CollectionFormProps } from './collection';
+
+// The form (and its change preview) is fetched when Insert or Edit first opens, not with the View.
+const TargetSetForm = lazy(() =>
+  import('@/features/target-sets/components/target-set-form').then((m) => ({
+    default: m.TargetSetForm,
+  })),
+);
 
 function ExportLink() {
   return (
@@ -143,13 +149,15 @@ function TargetSetFormPage({
     <>
       {error && <Alert tone="error" title={error.message} />}
       {context ? (
-        <TargetSetForm
-          key={family}
-          context={context}
-          family={family}
-          targetSet={entity}
-          {...props}
-        />
+        <Suspense fallback={<Loading what="the Target Set form" />}>
+          <TargetSetForm
+            key={family}
+            context={context}
+            family={family}
+            targetSet={entity}
+            {...props}
+          />
+        </Suspense>
       ) : (
         !error && <Loading what={entity ? `Target Set ${entity.number}` : 'the configuration'} />
       )}

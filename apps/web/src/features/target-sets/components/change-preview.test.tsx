@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import type { TargetSetInput } from '@ipfe/schema';
 import { describe, expect, it, vi } from 'vitest';
 import { context, targetSetView } from '@/testing/fixtures';
@@ -18,8 +18,9 @@ const input: TargetSetInput = {
 };
 const hashTs = targetSetView(input);
 
-function renderEdit(ts = hashTs) {
-  return renderWithRouter(
+/** The form, once its preview has the engine (fetched when the first preview opens). */
+async function renderEdit(ts = hashTs) {
+  const rendered = renderWithRouter(
     <TargetSetForm
       context={context({ targetSets: [ts], editing: ts.number })}
       family="ipv4"
@@ -30,6 +31,10 @@ function renderEdit(ts = hashTs) {
       onReload={vi.fn()}
     />,
   );
+  await waitFor(() =>
+    expect(within(preview()).queryByText('Loading the forwarding engine…')).toBeNull(),
+  );
+  return rendered;
 }
 
 const preview = () => screen.getByRole('region', { name: 'Change preview' });
@@ -37,8 +42,27 @@ const shareRow = (address: string) =>
   within(within(preview()).getByRole('table')).getByRole('row', { name: new RegExp(address) });
 
 describe('the change preview of the Target Set form', () => {
+  // First in the file: later tests find the engine already loaded.
+  it('says it is loading the forwarding engine until the engine has arrived', async () => {
+    renderWithRouter(
+      <TargetSetForm
+        context={context({ targetSets: [hashTs], editing: hashTs.number })}
+        family="ipv4"
+        targetSet={hashTs}
+        save={vi.fn()}
+        onDone={vi.fn()}
+        onInserted={vi.fn()}
+        onReload={vi.fn()}
+      />,
+    );
+    expect(within(preview()).getByRole('status')).toHaveTextContent(
+      'Loading the forwarding engine…',
+    );
+    expect(await within(preview()).findByText('This change remaps no client.')).toBeInTheDocument();
+  });
+
   it('says how many Hash clients an edit remaps, from the saved and edited Maglev tables', async () => {
-    const { user } = renderEdit();
+    const { user } = await renderEdit();
     expect(within(preview()).getByText('This change remaps no client.')).toBeInTheDocument();
     expect(shareRow('192.168.10.13')).toHaveTextContent('33.3 %33.3 %—');
 
@@ -56,7 +80,7 @@ describe('the change preview of the Target Set form', () => {
       ...input,
       servers: [{ address: '192.168.10.11' }, { address: '192.168.10.12' }],
     });
-    const { user } = renderEdit(two);
+    const { user } = await renderEdit(two);
     await user.click(screen.getByRole('button', { name: 'Add server' }));
     await user.selectOptions(screen.getByLabelText('IP Address, row 3'), '192.168.10.13');
     expect(
@@ -66,7 +90,7 @@ describe('the change preview of the Target Set form', () => {
   });
 
   it('for Least Load, shows the shares and says no client is pinned', async () => {
-    renderEdit(targetSetView({ ...input, algorithm: 'leastLoad' }));
+    await renderEdit(targetSetView({ ...input, algorithm: 'leastLoad' }));
     expect(
       within(preview()).getByText(/^Least Load keeps no client-to-server map/),
     ).toBeInTheDocument();
@@ -74,7 +98,7 @@ describe('the change preview of the Target Set form', () => {
   });
 
   it('waits for valid weights', async () => {
-    const { user } = renderEdit();
+    const { user } = await renderEdit();
     await user.clear(screen.getByLabelText('Weighting, row 1'));
     await user.type(screen.getByLabelText('Weighting, row 1'), '70000');
     expect(

@@ -1,6 +1,42 @@
 import { WEIGHT } from '@ipfe/schema';
-import { useDeferredValue, useMemo } from 'react';
-import { remappedShare, shareRows, type PreviewServer } from './change-preview-model';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import type * as PreviewModel from './change-preview-model';
+import type { PreviewServer } from './change-preview-model';
+
+type Model = typeof PreviewModel;
+let model: Model | null = null;
+let loading: Promise<Model> | null = null;
+
+/**
+ * The preview's model and with it the forwarding engine (@ipfe/engine), fetched when a preview
+ * first opens: no other page needs the engine's code.
+ */
+export function loadPreviewModel(): Promise<Model> {
+  loading ??= import('./change-preview-model').then(
+    (loaded) => (model = loaded),
+    (err: unknown) => {
+      loading = null;
+      throw err;
+    },
+  );
+  return loading;
+}
+
+function usePreviewModel(): { model: Model | null; failed: boolean } {
+  const [state, setState] = useState({ model, failed: false });
+  useEffect(() => {
+    if (state.model) return;
+    let live = true;
+    loadPreviewModel().then(
+      (loaded) => live && setState({ model: loaded, failed: false }),
+      () => live && setState({ model: null, failed: true }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [state.model]);
+  return state;
+}
 
 export interface ChangePreviewProps {
   /** The saved Target Set (Edit), or null (Insert). */
@@ -36,16 +72,32 @@ export function ChangePreview({ saved, algorithm, servers, names }: ChangePrevie
   // The form hands a new array on every render: the list's content decides when to recompute.
   const key = JSON.stringify(deferred.map((r) => [r.address ?? '', r.weight ?? null]));
   const edited = useMemo(() => validList(JSON.parse(key) as [string, unknown][]), [key]);
+  const { model: engine, failed } = usePreviewModel();
   const preview = useMemo(() => {
-    if (!edited || edited.length === 0) return null;
+    if (!engine || !edited || edited.length === 0) return null;
+    const { shareRows, remappedShare } = engine;
     const base = saved && saved.algorithm === algorithm ? saved.servers : null;
     return {
       rows: shareRows(base, edited, algorithm),
       remapped: algorithm === 'hash' && base ? remappedShare(base, edited) : null,
       compared: base !== null,
     };
-  }, [edited, saved, algorithm]);
+  }, [engine, edited, saved, algorithm]);
 
+  if (failed) {
+    return (
+      <p className="section-text" role="alert">
+        The preview could not load the forwarding engine: reload the page to try again.
+      </p>
+    );
+  }
+  if (!engine) {
+    return (
+      <p className="section-text" role="status">
+        Loading the forwarding engine…
+      </p>
+    );
+  }
   if (!edited) {
     return <p className="section-text">Fix the weights to see the preview.</p>;
   }
