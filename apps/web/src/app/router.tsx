@@ -10,25 +10,15 @@ import { NotFound, NotPermitted } from './routes/status-pages';
 import { TargetSetEditRoute, TargetSetInsertRoute, TargetSetsRoute } from './routes/target-sets';
 
 /**
- * A page fetched when first opened (its own chunk of the build): the first pages (the login and
- * the Target Sets View) stay in the entry chunk, everything else loads on demand.
+ * A page fetched when first opened: the first pages (the login and the Target Sets View) are in
+ * the entry chunk, the others in routes/other-pages' chunk.
  */
 function page<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): ReactNode {
   const Page = lazy(() => load().then((module) => ({ default: pick(module) })));
   return <Page />;
 }
 
-const route = {
-  options: () => import('./routes/options'),
-  xsiNetworks: () => import('./routes/xsi-networks'),
-  appServers: () => import('./routes/app-servers'),
-  peerNodeGroups: () => import('./routes/peer-node-groups'),
-  status: () => import('./routes/status'),
-  alarms: () => import('./routes/alarms'),
-  revisions: () => import('./routes/revisions'),
-  users: () => import('./routes/users'),
-  audit: () => import('./routes/audit'),
-};
+const otherPages = () => import('./routes/other-pages');
 
 /** User management: admins only. */
 const admin = (page: ReactNode) => (
@@ -62,49 +52,49 @@ export const routes: RouteObject[] = [
     element: <Shell />,
     children: [
       { index: true, element: <Navigate to="/target-sets" replace /> },
-      { path: 'options', element: page(route.options, (m) => m.OptionsRoute) },
+      { path: 'options', element: page(otherPages, (m) => m.OptionsRoute) },
       { path: 'target-sets', element: <TargetSetsRoute /> },
       { path: 'target-sets/insert', element: editor(<TargetSetInsertRoute />) },
       { path: 'target-sets/:key/edit', element: editor(<TargetSetEditRoute />) },
-      { path: 'xsi-networks', element: page(route.xsiNetworks, (m) => m.XsiNetworksRoute) },
+      { path: 'xsi-networks', element: page(otherPages, (m) => m.XsiNetworksRoute) },
       {
         path: 'xsi-networks/insert',
-        element: editor(page(route.xsiNetworks, (m) => m.XsiNetworkInsertRoute)),
+        element: editor(page(otherPages, (m) => m.XsiNetworkInsertRoute)),
       },
       {
         path: 'xsi-networks/:key/edit',
-        element: editor(page(route.xsiNetworks, (m) => m.XsiNetworkEditRoute)),
+        element: editor(page(otherPages, (m) => m.XsiNetworkEditRoute)),
       },
-      { path: 'app-servers', element: page(route.appServers, (m) => m.AppServersRoute) },
+      { path: 'app-servers', element: page(otherPages, (m) => m.AppServersRoute) },
       {
         path: 'app-servers/insert',
-        element: editor(page(route.appServers, (m) => m.AppServerInsertRoute)),
+        element: editor(page(otherPages, (m) => m.AppServerInsertRoute)),
       },
       {
         path: 'app-servers/:key/edit',
-        element: editor(page(route.appServers, (m) => m.AppServerEditRoute)),
+        element: editor(page(otherPages, (m) => m.AppServerEditRoute)),
       },
       {
         path: 'peer-node-groups',
-        element: page(route.peerNodeGroups, (m) => m.PeerNodeGroupsRoute),
+        element: page(otherPages, (m) => m.PeerNodeGroupsRoute),
       },
       {
         path: 'peer-node-groups/insert',
-        element: editor(page(route.peerNodeGroups, (m) => m.PeerNodeGroupInsertRoute)),
+        element: editor(page(otherPages, (m) => m.PeerNodeGroupInsertRoute)),
       },
       {
         path: 'peer-node-groups/:key/edit',
-        element: editor(page(route.peerNodeGroups, (m) => m.PeerNodeGroupEditRoute)),
+        element: editor(page(otherPages, (m) => m.PeerNodeGroupEditRoute)),
       },
-      { path: 'status', element: page(route.status, (m) => m.StatusRoute) },
-      { path: 'alarms', element: page(route.alarms, (m) => m.AlarmsRoute) },
-      { path: 'revisions', element: page(route.revisions, (m) => m.RevisionsRoute) },
-      { path: 'revisions/diff', element: page(route.revisions, (m) => m.RevisionDiffRoute) },
-      { path: 'revisions/:revision', element: page(route.revisions, (m) => m.RevisionRoute) },
-      { path: 'users', element: admin(page(route.users, (m) => m.UsersRoute)) },
-      { path: 'users/insert', element: admin(page(route.users, (m) => m.UserInsertRoute)) },
-      { path: 'users/:name/edit', element: admin(page(route.users, (m) => m.UserEditRoute)) },
-      { path: 'audit', element: admin(page(route.audit, (m) => m.AuditRoute)) },
+      { path: 'status', element: page(otherPages, (m) => m.StatusRoute) },
+      { path: 'alarms', element: page(otherPages, (m) => m.AlarmsRoute) },
+      { path: 'revisions', element: page(otherPages, (m) => m.RevisionsRoute) },
+      { path: 'revisions/diff', element: page(otherPages, (m) => m.RevisionDiffRoute) },
+      { path: 'revisions/:revision', element: page(otherPages, (m) => m.RevisionRoute) },
+      { path: 'users', element: admin(page(otherPages, (m) => m.UsersRoute)) },
+      { path: 'users/insert', element: admin(page(otherPages, (m) => m.UserInsertRoute)) },
+      { path: 'users/:name/edit', element: admin(page(otherPages, (m) => m.UserEditRoute)) },
+      { path: 'audit', element: admin(page(otherPages, (m) => m.AuditRoute)) },
       { path: '*', element: <NotFound /> },
     ],
   },

@@ -18,7 +18,7 @@ import { collectionRoutes, type CollectionFormProps } from './collection';
 
 // The form (and its change preview) is fetched when Insert or Edit first opens, not with the View.
 const TargetSetForm = lazy(() =>
-  import('@/features/target-sets/components/target-set-form').then((m) => ({
+  import('./other-pages').then((m) => ({
     default: m.TargetSetForm,
   })),
 );
