@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createReporter, type Reporter } from '@ipfe/reporter';
 import type { IpfeView } from '@ipfe/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { login, startApp, type Client, type TestApp } from './helpers.ts';
+import { login, startApp, waitFor, type Client, type TestApp } from './helpers.ts';
 
 /** The OAM with two real agent processes on loopback (127.40.0.0/16). */
 const TOKEN = 'integration-token-0123456789abcdefghijklmnop';
@@ -38,16 +38,6 @@ function startAgent(slot: 'A1' | 'A2', token = TOKEN) {
     ],
     { env: { ...process.env, IPFE_AGENT_TOKEN: token, LOG_LEVEL: 'warn' }, stdio: 'ignore' },
   );
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const ipfe = async () => (await admin.get('/api/ipfe')).json() as IpfeView;

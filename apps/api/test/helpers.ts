@@ -159,3 +159,18 @@ export function fieldsOf(response: LightMyRequestResponse): Record<string, strin
   const body = response.json() as { error: { fields: { path: string; message: string }[] } };
   return Object.fromEntries(body.error.fields.map((f) => [f.path, f.message]));
 }
+
+/** Polls `probe` every 100 ms until it answers something truthy (a throw counts as not yet). */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T>,
+  timeoutMs = 15_000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value as NonNullable<T>;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AlarmsView, IpfeView } from '@ipfe/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { login, startApp, type Client, type TestApp } from './helpers.ts';
+import { login, startApp, waitFor, type Client, type TestApp } from './helpers.ts';
 import {
   familiesOf,
   promtoolCheck,
@@ -105,15 +105,6 @@ describe('GET /metrics with IPFE agents', () => {
   let t: TestApp;
   let admin: Client;
 
-  async function waitFor<T>(what: string, probe: () => Promise<T>, timeoutMs = 15_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const value = await probe().catch(() => undefined);
-      if (value) return value;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
   const scrape = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { login, startApp, type TestApp } from './helpers.ts';
+import { login, startApp, waitFor, type TestApp } from './helpers.ts';
 
 /** HTTPS with a throwaway CA made at test time: the OAM serves TLS, and verifies the agents'. */
 const dir = mkdtempSync(join(tmpdir(), 'ipfe-tls-'));
@@ -75,15 +75,6 @@ function makeCert(ca: string, name: string, ip: string) {
   ]);
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 beforeAll(async () => {
   makeCa('ca');
   makeCa('other-ca');
@@ -138,12 +129,12 @@ const stateOf = async (admin: Awaited<ReturnType<typeof oamWithAgentCa>>) =>
 describe('TLS between the OAM and the agents', () => {
   it('pushes over HTTPS to an agent whose certificate the given CA signed', async () => {
     const admin = await oamWithAgentCa(readFileSync(file('ca.pem'), 'utf8'));
-    await until('A1 synced over HTTPS', async () => (await stateOf(admin)).state === 'synced');
+    await waitFor('A1 synced over HTTPS', async () => (await stateOf(admin)).state === 'synced');
   });
 
   it('refuses an agent certificate from another CA', async () => {
     const admin = await oamWithAgentCa(readFileSync(file('other-ca.pem'), 'utf8'));
-    await until('A1 unreachable', async () => (await stateOf(admin)).state === 'unreachable');
+    await waitFor('A1 unreachable', async () => (await stateOf(admin)).state === 'unreachable');
     expect((await stateOf(admin)).lastError).toMatch(/CERT|certificate|SIGNATURE|UNABLE/i);
   });
 });
@@ -168,7 +159,7 @@ describe('the OAM over HTTPS', () => {
     children.push(child);
     const dispatcher = new Agent({ connect: { ca: readFileSync(file('ca.pem'), 'utf8') } });
     const url = `https://127.0.0.1:${port}`;
-    await until(
+    await waitFor(
       'the OAM over HTTPS',
       async () => (await request(`${url}/api/health`, { dispatcher })).statusCode === 200,
     );
