@@ -7,6 +7,9 @@ import auth, { type AuthOptions } from './plugins/auth.ts';
 import openapi from './plugins/openapi.ts';
 import configRepository from './repositories/config-repository.ts';
 import usersRepository from './repositories/users-repository.ts';
+import apiTokensRepository from './repositories/api-tokens-repository.ts';
+import apiTokenRoutes from './routes/api-tokens.ts';
+import configurationRoutes from './routes/configuration.ts';
 import sessionRoutes from './routes/session.ts';
 import healthRoutes from './routes/health.ts';
 import optionsRoutes from './routes/options.ts';
@@ -63,6 +66,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(securityHeaders);
   await app.register(db, { file: options.databaseFile });
   await app.register(usersRepository);
+  await app.register(apiTokensRepository);
   await app.register(configRepository);
   await app.register(agentSyncRepository);
   await app.register(auditRepository);
@@ -93,6 +97,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(collectionRoutes);
   await app.register(revisionRoutes);
   await app.register(usersRoutes);
+  await app.register(apiTokenRoutes);
+  await app.register(configurationRoutes);
   await app.register(ipfeRoutes);
   await app.register(auditRoutes);
   await app.register(web, { root: options.webRoot });

@@ -94,6 +94,13 @@ describe('the OpenAPI document, as a client generator reads it', () => {
       'GET /api/users/{name} getUser',
       'PUT /api/users/{name} editUser',
       'DELETE /api/users/{name} deleteUser',
+      'GET /api/users/me/tokens listOwnApiTokens',
+      'POST /api/users/me/tokens createOwnApiToken',
+      'DELETE /api/users/me/tokens/{id} revokeOwnApiToken',
+      'GET /api/tokens listApiTokens',
+      'DELETE /api/tokens/{id} revokeApiToken',
+      'POST /api/config/plan planConfiguration',
+      'PUT /api/config applyConfiguration',
       'GET /api/ipfe listIpfeSlots',
       'GET /api/ipfe/{slot}/status getAgentStatus',
       'GET /api/alarms listAlarms',
@@ -114,13 +121,14 @@ describe('the OpenAPI document, as a client generator reads it', () => {
     expect(document.components.securitySchemes).toMatchObject({
       sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
       csrfToken: { type: 'apiKey', in: 'header', name: 'x-csrf-token' },
+      apiToken: { type: 'http', scheme: 'bearer' },
     });
     for (const { name, method, operation } of await operations()) {
       const expected = PUBLIC.includes(name)
         ? []
         : method === 'GET'
-          ? [{ sessionCookie: [] }]
-          : [{ sessionCookie: [], csrfToken: [] }];
+          ? [{ sessionCookie: [] }, { apiToken: [] }]
+          : [{ sessionCookie: [], csrfToken: [] }, { apiToken: [] }];
       expect(operation.security, name).toEqual(expected);
     }
   });

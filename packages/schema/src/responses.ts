@@ -220,6 +220,60 @@ export type SessionView = z.output<typeof sessionViewSchema>;
 export const sessionAnswerSchema = z.union([sessionViewSchema, z.object({ user: z.null() })]);
 export type SessionAnswer = z.output<typeof sessionAnswerSchema>;
 
+// ---- API tokens (GET/POST /api/users/me/tokens, GET /api/tokens)
+
+/** An API token as listed: never its secret. */
+export const apiTokenSchema = z.object({
+  id: z.number(),
+  user: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});
+export type ApiToken = z.output<typeof apiTokenSchema>;
+
+export const apiTokenListSchema = listOf(apiTokenSchema);
+
+/** The answer to creating a token: the only time its secret is shown. */
+export const createdApiTokenSchema = z.object({ token: apiTokenSchema, secret: z.string() });
+export type CreatedApiToken = z.output<typeof createdApiTokenSchema>;
+
+// ---- whole-configuration plan (POST /api/config/plan)
+
+/** What committing a config document would change, against which running revision. */
+export const configPlanSchema = z.object({
+  basedOn: z.number(),
+  changes: configDiffSchema,
+  problems: z.array(fieldErrorSchema),
+});
+export type ConfigPlan = z.output<typeof configPlanSchema>;
+
+// ---- the source product's bulk-export CSV (POST /api/import/source-csv/preview)
+
+/** A problem of an imported file: `path` says where ("line 7, column Server1Weighting"). */
+export const importProblemSchema = fieldErrorSchema.extend({
+  line: z.number().nullable(),
+  column: z.string().nullable(),
+});
+export type ImportProblem = z.output<typeof importProblemSchema>;
+
+/** A column of the file that nothing in the configuration takes: shown, never dropped silently. */
+export const notImportedColumnSchema = z.object({
+  table: z.string(),
+  column: z.string(),
+  line: z.number(),
+  message: z.string(),
+});
+
+/** What importing the file would change against the running revision, and what stops it. */
+export const sourceCsvPreviewSchema = z.object({
+  basedOn: z.number(),
+  changes: configDiffSchema,
+  problems: z.array(importProblemSchema),
+  notImported: z.array(notImportedColumnSchema),
+});
+export type SourceCsvPreview = z.output<typeof sourceCsvPreviewSchema>;
+
 // ---- health
 
 export const healthViewSchema = z.object({ status: z.literal('ok'), revision: z.number() });

@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../http/errors.ts';
 import type { Role, UserRecord } from '../repositories/users-repository.ts';
+import type { ApiToken } from '../repositories/api-tokens-repository.ts';
 import { SqliteSessionStore } from '../repositories/session-store.ts';
 import { RememberingSigner } from '../http/remembering-signer.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/passwords.ts';
@@ -18,6 +19,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     user: UserRecord | null;
+    /** The API token the request authenticated with; null for a session (or no one). */
+    apiToken: ApiToken | null;
   }
   interface FastifyContextConfig {
     /** Who may call the route: `public`, or the least role. Default: viewer for reads, operator for writes. */
@@ -104,6 +107,44 @@ export default fp(
     const perUser = new RateLimiterMemory({ points: opts.loginFailuresPerUser, duration: 300 });
 
     app.decorateRequest('user', null);
+    app.decorateRequest('apiToken', null);
+
+    /**
+     * `Authorization: Bearer <API token>`: the request is its user's, with the user's role as it is
+     * now. Never together with a session cookie: which of the two would the request be?
+     */
+    const authenticateToken = (request: FastifyRequest, authorization: string) => {
+      if (request.cookies[SESSION_COOKIE] !== undefined) {
+        throw new ApiError(
+          'UNAUTHENTICATED',
+          'Send either the session cookie or an API token (Authorization: Bearer), not both',
+        );
+      }
+      const match = /^Bearer +(\S+) *$/i.exec(authorization);
+      if (!match) {
+        throw new ApiError(
+          'UNAUTHENTICATED',
+          'The Authorization header must be "Bearer <API token>"',
+        );
+      }
+      const found = app.apiTokensRepository.find(match[1]!);
+      const user = found && app.usersRepository.find(found.token.user);
+      if (!found || !user) {
+        throw new ApiError(
+          'UNAUTHENTICATED',
+          'Unknown API token (never issued, or its user was deleted)',
+        );
+      }
+      if (found.revokedAt) {
+        throw new ApiError(
+          'UNAUTHENTICATED',
+          `API token revoked (${found.token.name}, at ${found.revokedAt}); create a new one`,
+        );
+      }
+      app.apiTokensRepository.touch(found.token);
+      request.user = user;
+      request.apiToken = found.token;
+    };
 
     app.decorate('login', async (request: FastifyRequest, username: string, password: string) => {
       try {
@@ -149,9 +190,12 @@ export default fp(
       const method = request.method.toUpperCase();
       const access = accessOf(method, request.routeOptions.config.access);
       if (access === 'public') return;
+      const authorization = request.headers.authorization;
+      if (authorization !== undefined) authenticateToken(request, authorization);
       if (!request.user)
         throw new ApiError('UNAUTHENTICATED', 'Log in first (your session may have expired)');
-      if (isWrite(method)) {
+      // A token request carries no cookie, so no other site can make a browser send it: no CSRF.
+      if (isWrite(method) && !request.apiToken) {
         const sent = request.headers['x-csrf-token'];
         const expected = request.session.get('csrfToken');
         if (typeof sent !== 'string' || !expected || !sameToken(sent, expected)) {
@@ -169,5 +213,5 @@ export default fp(
       }
     });
   },
-  { name: 'auth', dependencies: ['db', 'users-repository'] },
+  { name: 'auth', dependencies: ['db', 'users-repository', 'api-tokens-repository'] },
 );

@@ -31,12 +31,14 @@ export const IF_MATCH_ERRORS = [
 const MEANING: Record<ApiErrorCode, string> = {
   VALIDATION: 'a field or parameter is invalid; `error.fields` names each one (path and message)',
   INVALID_JSON: 'the body is not valid JSON',
-  UNAUTHENTICATED: 'not logged in, or the session expired (on login: wrong user name or password)',
+  UNAUTHENTICATED:
+    'not logged in, or the session expired (on login: wrong user name or password); with an API token: unknown, revoked, or sent together with a session cookie',
   CSRF: 'the x-csrf-token header is missing or is not the csrfToken of this login',
   FORBIDDEN: 'the role of the user is not enough',
   NOT_FOUND: 'what the path names does not exist',
   METHOD_NOT_ALLOWED: 'the path does not take this method',
-  CONFLICT: 'an item with that key exists already',
+  CONFLICT:
+    'an item with that key exists already (PUT /api/config: the running revision is no longer the one planned against; `running` is its number)',
   IN_USE: 'other items refer to this one',
   LAST_ADMIN: 'the last admin can neither be deleted nor lose the admin role',
   PRECONDITION_FAILED:
@@ -76,11 +78,14 @@ function impliedErrors(method: string, access: string, schema: FastifySchema): A
 
 /**
  * How a route authenticates: none when public, else the session cookie, and on a change the
- * CSRF header beside it (both at once: one requirement object).
+ * CSRF header beside it (both at once: one requirement object); or an API token alone.
  */
-function securityOf(method: string, access: string) {
+function securityOf(method: string, access: string): Record<string, string[]>[] {
   if (access === 'public') return [];
-  return [isWrite(method) ? { sessionCookie: [], csrfToken: [] } : { sessionCookie: [] }];
+  return [
+    isWrite(method) ? { sessionCookie: [], csrfToken: [] } : { sessionCookie: [] },
+    { apiToken: [] },
+  ];
 }
 
 /** Where the error codes of an operation wait between the two transforms. */
@@ -189,7 +194,7 @@ export default fp(
         info: {
           title: 'IPFE OAM API',
           description:
-            'Configuration of an IP Front End. Log in with POST /api/session; send the csrfToken as x-csrf-token and the ETag as If-Match on every change. Every error answers the ErrorBody shape.',
+            'Configuration of an IP Front End. Log in with POST /api/session; send the csrfToken as x-csrf-token and the ETag as If-Match on every change. Scripts may send an API token as Authorization: Bearer instead (no CSRF header). Every error answers the ErrorBody shape.',
           version: '0.1.0',
         },
         servers: [{ url: '/', description: 'The OAM that serves this document' }],
@@ -207,6 +212,12 @@ export default fp(
               name: 'x-csrf-token',
               description:
                 'The csrfToken that POST /api/session (and GET /api/session) answers; every change sends it beside the session cookie',
+            },
+            apiToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description:
+                "An API token (ipfe_…) from POST /api/users/me/tokens, as Authorization: Bearer; it acts with its user's role, needs no CSRF header, and is refused beside a session cookie",
             },
           },
         },
