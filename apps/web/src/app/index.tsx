@@ -1,13 +1,17 @@
-import { useState } from 'react';
-import { createBrowserRouter, RouterProvider } from 'react-router';
+import { BrowserRouter, useRoutes } from 'react-router';
 import { AppProvider } from './provider';
 import { routes } from './router';
 
+function Pages() {
+  return useRoutes(routes);
+}
+
 export function App() {
-  const [router] = useState(() => createBrowserRouter(routes));
   return (
     <AppProvider>
-      <RouterProvider router={router} />
+      <BrowserRouter>
+        <Pages />
+      </BrowserRouter>
     </AppProvider>
   );
 }

@@ -1,5 +1,5 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
-import { Navigate, Outlet, useMatches, type RouteObject } from 'react-router';
+import { matchRoutes, Navigate, Outlet, useLocation, type RouteObject } from 'react-router';
 import { AppLayout } from '@/components/layouts/app-layout';
 import { Loading } from '@/components/ui/page';
 import { Authorization, RequireAuth } from '@/lib/auth';
@@ -32,12 +32,18 @@ const editor = (page: ReactNode) => (
   <Authorization fallback={<NotPermitted />}>{page}</Authorization>
 );
 
+/** The route shown, named by its path pattern (sibling patterns differ). */
+function useShownRoute(): string {
+  const matches = matchRoutes(routes, useLocation()) ?? [];
+  return matches.map((m) => m.route.path ?? '(index)').join('/');
+}
+
 function Shell() {
   return (
     <RequireAuth>
       <AppLayout status={<SyncBadge />} notices={<PushProgress />}>
         {/* One boundary per route: a page's first load shows the status, not the page before. */}
-        <Suspense key={useMatches().at(-1)?.id} fallback={<Loading what="the page" />}>
+        <Suspense key={useShownRoute()} fallback={<Loading what="the page" />}>
           <Outlet />
         </Suspense>
       </AppLayout>

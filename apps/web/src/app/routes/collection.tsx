@@ -1,7 +1,7 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { Alert } from '@/components/ui/alert';
-import { CarriedOutcomeProvider, type SaveOutcome } from '@/components/ui/form';
+import { CarriedOutcomeProvider, type SaveOutcome } from '@/components/ui/form/carried-outcome';
 import { ListToolbar } from '@/components/ui/list-toolbar';
 import { Loading, Page } from '@/components/ui/page';
 import { canEdit, useUser } from '@/lib/auth';

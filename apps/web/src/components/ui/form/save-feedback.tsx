@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import {
   useFormContext,
   useFormState,
@@ -8,7 +8,7 @@ import {
 } from 'react-hook-form';
 import { useLocation } from 'react-router';
 import { issueText } from '@ipfe/schema';
-import { ApiError, type FieldIssue } from '@/lib/api-client';
+import { ApiError } from '@/lib/api-client';
 import { NOTHING_TO_SAVE } from '@/lib/commits';
 import { sessionQueryKey, type SessionUser } from '@/lib/auth';
 import {
@@ -24,12 +24,9 @@ import { Alert } from '../alert';
 import { describeChanges, KeptEditsNotice, type KeptEdits } from './edit-conflict';
 import { applyServerErrors } from './form';
 import { changesOf, sameValue } from './merge';
+import { useCarriedOutcome, type SaveOutcome } from './carried-outcome';
 
-export type SaveOutcome =
-  | { kind: 'saved'; message: string; warnings: FieldIssue[] }
-  | { kind: 'invalid'; message: string; issues: FieldIssue[] }
-  | { kind: 'stale'; message: string; what: string }
-  | { kind: 'failed'; message: string };
+export { CarriedOutcomeProvider, useCarriedOutcome, type SaveOutcome } from './carried-outcome';
 
 /**
  * What a refused save means to the operator: field errors go beside their fields (and are listed
@@ -63,25 +60,6 @@ export function outcomeOfError<F extends FieldValues, O>(
   }
   return { kind: 'failed', message: `${what} was not saved: ${error.message}` };
 }
-
-/**
- * A message that the page which sent the operator here left for the form ("saved as revision 4"
- * after Apply on Insert): shown like the form's own outcome, until the next save.
- */
-const CarriedOutcome = createContext<SaveOutcome | null>(null);
-
-export function CarriedOutcomeProvider({
-  outcome,
-  children,
-}: {
-  outcome: SaveOutcome | null;
-  children: ReactNode;
-}) {
-  return <CarriedOutcome.Provider value={outcome}>{children}</CarriedOutcome.Provider>;
-}
-
-/** The message the page that sent the operator here left for the form, if any. */
-export const useCarriedOutcome = () => useContext(CarriedOutcome);
 
 function OutcomeAlert({ outcome, loading }: { outcome: SaveOutcome; loading: boolean }) {
   switch (outcome.kind) {
@@ -151,7 +129,7 @@ export function SaveFeedback({
   const location = useLocation();
   const key = `${location.pathname}${location.search}`;
   const queryClient = useQueryClient();
-  const carried = useContext(CarriedOutcome);
+  const carried = useCarriedOutcome();
   const root = useRef<HTMLDivElement>(null);
 
   // Save attempts, counted from the form's submit event: a submit that the form's checks stop
