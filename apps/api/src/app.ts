@@ -26,6 +26,9 @@ import auditRoutes from './routes/audit.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import type { AgentSyncOptions } from './services/agent-sync.ts';
 import metrics from './metrics.ts';
+import snmpTrapsRepository from './repositories/snmp-traps-repository.ts';
+import snmpTraps from './plugins/snmp-traps.ts';
+import snmpTrapRoutes from './routes/snmp-traps.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -70,6 +73,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(configRepository);
   await app.register(agentSyncRepository);
   await app.register(auditRepository);
+  await app.register(snmpTrapsRepository);
   await app.register(agentSync, {
     enabled: options.agentSync?.enabled ?? true,
     token: options.agentToken ?? '',
@@ -79,6 +83,7 @@ export async function buildApp(options: AppOptions) {
     backoffMaxMs: options.agentSync?.backoffMaxMs ?? 5000,
     agentCa: options.agentSync?.agentCa,
   });
+  await app.register(snmpTraps);
   await app.register(metrics);
   const authOptions: AuthOptions = {
     sessionSecret: options.sessionSecret,
@@ -94,6 +99,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(healthRoutes);
   await app.register(sessionRoutes);
   await app.register(optionsRoutes);
+  await app.register(snmpTrapRoutes);
   await app.register(collectionRoutes);
   await app.register(revisionRoutes);
   await app.register(usersRoutes);

@@ -30,6 +30,7 @@ export interface OamMetrics {
   pushAnswered(push: { slot: string; outcome: string; seconds: number }): void;
   request(labels: { method: string; route: string; status_code: string }, seconds: number): void;
   committed(seconds: number): void;
+  trapSent(trap: { notification: string; outcome: string }): void;
 }
 
 /**
@@ -127,6 +128,12 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     buckets: COMMIT_BUCKETS,
     registers: [registry],
   });
+  const traps = new Counter({
+    name: 'ipfe_oam_snmp_traps_total',
+    help: 'SNMP traps of alarms, per notification (raised, cleared) and outcome (sent, failed), one per destination',
+    labelNames: ['notification', 'outcome'],
+    registers: [registry],
+  });
   return {
     registry,
     pushAnswered({ slot, outcome, seconds }) {
@@ -136,6 +143,7 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     },
     request: (labels, seconds) => requests.observe(labels, seconds),
     committed: (seconds) => commits.observe(seconds),
+    trapSent: ({ notification, outcome }) => traps.inc({ notification, outcome }),
   };
 }
 
@@ -198,6 +206,7 @@ export default fp(
       latestRevision: () => app.configRepository.latestInfo()?.number ?? 0,
     });
     app.agentSync.onPushAnswered((push) => metrics.pushAnswered(push));
+    app.snmpTraps.onTrap((trap) => metrics.trapSent(trap));
     observeCommits(app.db, (seconds) => metrics.committed(seconds));
     app.addHook('onResponse', async (request, reply) => {
       const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
@@ -217,6 +226,6 @@ export default fp(
   },
   {
     name: 'metrics',
-    dependencies: ['db', 'config-repository', 'agent-sync-repository', 'agent-sync'],
+    dependencies: ['db', 'config-repository', 'agent-sync-repository', 'agent-sync', 'snmp-traps'],
   },
 );

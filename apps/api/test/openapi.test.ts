@@ -64,6 +64,8 @@ describe('the OpenAPI document, as a client generator reads it', () => {
       'DELETE /api/session logout',
       'GET /api/options getOptions',
       'PUT /api/options editOptions',
+      'GET /api/options/snmp-traps getSnmpTraps',
+      'PUT /api/options/snmp-traps editSnmpTraps',
       'GET /api/xsi-networks listXsiNetworks',
       'POST /api/xsi-networks insertXsiNetwork',
       'GET /api/xsi-networks/{key} getXsiNetwork',

@@ -15,3 +15,4 @@ export * from './heartbeat.ts';
 export * from './agent-status.ts';
 export * from './responses.ts';
 export * from './keyed-config.ts';
+export * from './snmp-traps.ts';

@@ -128,13 +128,16 @@ export class AgentSyncRepository {
       .map(alarmOf);
   }
 
-  raise(alarm: NewAlarm): void {
-    this.db
-      .prepare(
-        `INSERT INTO alarms (slot, code, name, severity, target_set, server, text, raised_at)
+  /** Answers the new alarm's id. */
+  raise(alarm: NewAlarm): number {
+    return Number(
+      this.db
+        .prepare(
+          `INSERT INTO alarms (slot, code, name, severity, target_set, server, text, raised_at)
          VALUES (@slot, @code, @name, @severity, @targetSet, @server, @text, @raisedAt)`,
-      )
-      .run(alarm);
+        )
+        .run(alarm).lastInsertRowid,
+    );
   }
 
   clear(id: number, clearedAt: string): void {

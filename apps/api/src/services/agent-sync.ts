@@ -105,6 +105,11 @@ export class AgentSync {
     }
   }
 
+  /** Tells `listener` of each alarm raised or cleared in the alarm log (SNMP traps). */
+  onAlarm(listener: Parameters<AlarmMirror['onAlarm']>[0]): void {
+    this.#alarms.onAlarm(listener);
+  }
+
   /** Tells `listener` of every push once it is answered (or times out or fails). */
   onPushAnswered(listener: (push: PushOutcome) => void): void {
     this.#pushListeners.push(listener);

@@ -5,6 +5,12 @@ import type {
   NewAlarm,
 } from '../repositories/agent-sync-repository.ts';
 
+/** An alarm written to the log: raised (clearedAt null) or cleared. */
+export interface AlarmEvent {
+  kind: 'raised' | 'cleared';
+  alarm: AlarmRecord;
+}
+
 /** The OAM's own alarm about an agent it cannot reach. */
 export const UNREACHABLE_ALARM = {
   code: 5101,
@@ -86,7 +92,14 @@ function unreachableChanges(
 
 /** Mirrors what the agents report into the OAM's alarm log (SPEC §4.6). */
 export class AlarmMirror {
+  readonly #listeners: ((event: AlarmEvent) => void)[] = [];
+
   constructor(private readonly repository: AgentSyncRepository) {}
+
+  /** Tells `listener` of each alarm raised or cleared, once it is in the log (SNMP traps). */
+  onAlarm(listener: (event: AlarmEvent) => void): void {
+    this.#listeners.push(listener);
+  }
 
   reported(slot: IpfeSlot, report: Parameters<typeof reportedChanges>[2], now: string): void {
     this.#write((stored) => reportedChanges(slot, stored, report, now), slot);
@@ -97,10 +110,29 @@ export class AlarmMirror {
   }
 
   #write(changes: (stored: AlarmRecord[]) => AlarmChanges, slot: IpfeSlot) {
-    this.repository.transaction(() => {
-      const { clear, raise } = changes(this.repository.activeAlarms(slot));
-      for (const c of clear) this.repository.clear(c.id, c.clearedAt);
-      for (const alarm of raise) this.repository.raise(alarm);
+    const events = this.repository.transaction(() => {
+      const stored = this.repository.activeAlarms(slot);
+      const { clear, raise } = changes(stored);
+      const done: AlarmEvent[] = [];
+      for (const c of clear) {
+        this.repository.clear(c.id, c.clearedAt);
+        const alarm = stored.find((a) => a.id === c.id)!;
+        done.push({ kind: 'cleared', alarm: { ...alarm, clearedAt: c.clearedAt } });
+      }
+      for (const alarm of raise) {
+        const id = this.repository.raise(alarm);
+        done.push({ kind: 'raised', alarm: { ...alarm, id, clearedAt: null } });
+      }
+      return done;
     });
+    // After the commit, and a listener's failure is its own: the alarm log is written either way.
+    for (const event of events)
+      for (const listener of this.#listeners) {
+        try {
+          listener(event);
+        } catch {
+          // Listeners log their own errors (SnmpTrapSender catches every one).
+        }
+      }
   }
 }
