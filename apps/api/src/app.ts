@@ -15,6 +15,7 @@ import healthRoutes from './routes/health.ts';
 import optionsRoutes from './routes/options.ts';
 import collectionRoutes from './routes/collections.ts';
 import revisionRoutes from './routes/revisions.ts';
+import importRoutes from './routes/import.ts';
 import usersRoutes from './routes/users.ts';
 import web from './plugins/web.ts';
 import agentSyncRepository from './repositories/agent-sync-repository.ts';
@@ -102,6 +103,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(snmpTrapRoutes);
   await app.register(collectionRoutes);
   await app.register(revisionRoutes);
+  await app.register(importRoutes);
   await app.register(usersRoutes);
   await app.register(apiTokenRoutes);
   await app.register(configurationRoutes);

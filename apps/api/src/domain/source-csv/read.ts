@@ -1,0 +1,424 @@
+import { CsvError, parse } from 'csv-parse/sync';
+import {
+  allocatePortRange,
+  appServerInputSchema,
+  checkConfiguration,
+  fieldErrorsOf,
+  portRangeSchema,
+  type Configuration,
+  type PortRange,
+} from '@ipfe/schema';
+import { describeLocation } from '../validate-change.ts';
+import { TABLES, type Column, type Table } from './tables.ts';
+
+/** A problem of the file, located by line and column where it has one. */
+export interface CsvProblem {
+  /** "line 7, column Server1Weighting", "line 3", or the entity it concerns. */
+  path: string;
+  message: string;
+  line: number | null;
+  column: string | null;
+}
+
+/** A column of the file that nothing in our configuration takes. */
+export interface NotImported {
+  table: string;
+  column: string;
+  line: number;
+  message: string;
+}
+
+export interface SourceCsvRead {
+  /** The configuration the file describes; null when anything in it has a problem. */
+  config: Configuration | null;
+  /** What it describes even when the rules between entities refuse it (to show the changes). */
+  candidate: Configuration | null;
+  problems: CsvProblem[];
+  notImported: NotImported[];
+}
+
+interface Row {
+  line: number;
+  cells: string[];
+}
+
+/** Where one entity of the candidate configuration came from. */
+interface Origin {
+  table: Table;
+  line: number;
+  columnOf: (fieldPath: string) => string | null;
+}
+
+/** A header's columns: ours by position, and how many numbered groups (servers) it has. */
+interface Header {
+  line: number;
+  columns: { at: number; column: Column }[];
+  /** How many columns it names, ours or not. */
+  width: number;
+  groups: number;
+  broken: boolean;
+  /** Data rows seen, taken or refused. */
+  rows: number;
+}
+
+const where = (line: number | null, column: string | null) =>
+  line === null ? 'the file' : column ? `line ${line}, column ${column}` : `line ${line}`;
+
+const problem = (line: number | null, column: string | null, message: string): CsvProblem => ({
+  path: where(line, column),
+  message,
+  line,
+  column,
+});
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown) {
+  const keys = path.split('.');
+  let node: Record<string, unknown> = target;
+  keys.slice(0, -1).forEach((key, i) => {
+    node[key] ??= /^\d+$/.test(keys[i + 1]!) ? [] : {};
+    node = node[key] as Record<string, unknown>;
+  });
+  node[keys.at(-1)!] = value;
+}
+
+/** The records of the file with the line each starts on; a syntax error is the only problem. */
+function records(text: string): Row[] | CsvProblem {
+  try {
+    const parsed = parse(text, {
+      bom: true,
+      info: true,
+      raw: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+    }) as unknown as { record: string[]; info: { lines: number }; raw: string }[];
+    return parsed.map(({ record, info, raw }) => ({
+      // info.lines is the line the record ends on; a quoted cell may span lines.
+      line: info.lines - (raw.replace(/(\r\n|\n|\r)$/, '').match(/\r\n|\n|\r/g)?.length ?? 0),
+      cells: record,
+    }));
+  } catch (err) {
+    if (err instanceof CsvError) {
+      const line = typeof err.lines === 'number' ? err.lines : null;
+      return problem(line, null, `The file is not valid CSV: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** Reads a header row: which column each cell is, what is missing, what is not imported. */
+function readHeader(table: Table, row: Row, out: SourceCsvRead): Header {
+  const header: Header = {
+    line: row.line,
+    columns: [],
+    width: row.cells.length - 1,
+    groups: 0,
+    broken: false,
+    rows: 0,
+  };
+  const seen = new Map<string, number>();
+  const groupColumns = new Map<number, Set<string>>();
+  row.cells.slice(1).forEach((cell, i) => {
+    const name = cell.trim();
+    const at = i + 1;
+    const lower = name.toLowerCase();
+    if (seen.has(lower)) {
+      out.problems.push(problem(row.line, name, `Column ${name} is named twice in this header`));
+      header.broken = true;
+      return;
+    }
+    seen.set(lower, at);
+    const column = table.columns.find((c) => c.name.toLowerCase() === lower);
+    if (column) {
+      header.columns.push({ at, column });
+      return;
+    }
+    const numbered = table.numbered && new RegExp(table.numbered.pattern, 'i').exec(name);
+    if (numbered && table.numbered) {
+      const n = Number(numbered[1]);
+      if (n < 1 || n > table.numbered.max) {
+        out.problems.push(
+          problem(row.line, name, `A ${table.noun} holds servers 1 to ${table.numbered.max}`),
+        );
+        header.broken = true;
+        return;
+      }
+      const own = table.numbered.columns(n).find((c) => c.name.toLowerCase() === lower)!;
+      header.columns.push({ at, column: own });
+      groupColumns.set(n, (groupColumns.get(n) ?? new Set()).add(own.name));
+      return;
+    }
+    if (name === '') {
+      out.problems.push(problem(row.line, `${at + 1}`, 'A column of the header has no name'));
+      header.broken = true;
+      return;
+    }
+    out.notImported.push({
+      table: table.name,
+      column: name,
+      line: row.line,
+      message: `not imported: column ${name} of ${table.name}`,
+    });
+  });
+  const missing = table.columns.filter((c) => !seen.has(c.name.toLowerCase()));
+  if (table.numbered) {
+    header.groups = groupColumns.size === 0 ? 0 : Math.max(...groupColumns.keys());
+    for (let n = 1; n <= Math.max(1, header.groups); n++) {
+      const have = groupColumns.get(n) ?? new Set();
+      missing.push(...table.numbered.columns(n).filter((c) => !have.has(c.name)));
+    }
+  }
+  for (const column of missing) {
+    out.problems.push(
+      problem(row.line, column.name, `The ${table.name} header has no column ${column.name}`),
+    );
+    header.broken = true;
+  }
+  return header;
+}
+
+const isBlank = (cell: string | undefined) => (cell ?? '').trim() === '';
+
+/** One data row as the entity's input, its cells read by their columns' kinds. */
+function readRow(
+  table: Table,
+  header: Header,
+  row: Row,
+  out: SourceCsvRead,
+): { input: Record<string, unknown>; refused: Set<string> } | null {
+  const { width } = header;
+  if (row.cells.length - 1 > width && row.cells.slice(width + 1).some((c) => !isBlank(c))) {
+    out.problems.push(
+      problem(
+        row.line,
+        null,
+        `${row.cells.length - 1} cells after the table name, but the ${table.name} header on line ${header.line} names ${width} columns`,
+      ),
+    );
+    return null;
+  }
+  const input: Record<string, unknown> = {};
+  // Columns whose cell was refused here: the schema then sees no value there, and says no more.
+  const refused = new Set<string>();
+  // Numbered groups (servers) are read up to the last one with a cell set, without gaps.
+  const groupOf = (name: string) => Number(table.numbered?.pattern.exec(name)?.[1] ?? 0);
+  let used = 0;
+  for (const { at, column } of header.columns) {
+    if (groupOf(column.name) > 0 && !isBlank(row.cells[at])) {
+      used = Math.max(used, groupOf(column.name));
+    }
+  }
+  for (let n = 1; n < used; n++) {
+    const cells = header.columns.filter((c) => groupOf(c.column.name) === n);
+    if (cells.every((c) => isBlank(row.cells[c.at]))) {
+      const first = table.numbered!.columns(n)[0]!.name;
+      out.problems.push(
+        problem(
+          row.line,
+          first,
+          `Server ${n} is empty but server ${used} is set: list the servers without gaps`,
+        ),
+      );
+      refused.add(first);
+    }
+  }
+  for (const { at, column } of header.columns) {
+    const group = groupOf(column.name);
+    if (group > used) continue;
+    const read = column.kind.read(row.cells[at] ?? '', column.label);
+    if ('problem' in read) {
+      out.problems.push(problem(row.line, column.name, read.problem));
+      refused.add(column.name);
+    } else if (read.value !== undefined) {
+      setPath(input, column.field, read.value);
+    }
+  }
+  table.finish?.(input);
+  return { input, refused };
+}
+
+/** The column a schema path lies in: the column of that field, or the first one inside it. */
+function columnFinder(table: Table, header: Header) {
+  const columns = header.columns.map((c) => c.column);
+  return (path: string): string | null => {
+    let best: Column | null = null;
+    for (const c of columns) {
+      if (
+        (path === c.field || path.startsWith(`${c.field}.`)) &&
+        (!best || c.field.length > best.field.length)
+      ) {
+        best = c;
+      }
+    }
+    best ??= columns.find((c) => path !== '' && c.field.startsWith(`${path}.`)) ?? null;
+    return best?.name ?? null;
+  };
+}
+
+/** The schema of a row: an application server's port range may be left to allocation. */
+function rowSchema(table: Table) {
+  return table.collection === 'appServers'
+    ? appServerInputSchema.extend({ initiatorPortRange: portRangeSchema.optional() })
+    : table.schema;
+}
+
+/**
+ * Reads the source product's bulk-export CSV into the configuration it describes. A table in the
+ * file replaces that part of `running` (a header with no rows empties it); a table absent from
+ * the file leaves that part as it runs. Every problem is named by line and column.
+ */
+export function readSourceCsv(text: string, running: Configuration): SourceCsvRead {
+  const out: SourceCsvRead = { config: null, candidate: null, problems: [], notImported: [] };
+  const rows = records(text);
+  if (!Array.isArray(rows)) {
+    out.problems.push(rows);
+    return out;
+  }
+  if (rows.length === 0) {
+    out.problems.push(problem(null, null, 'The file has no records'));
+    return out;
+  }
+  const headers = new Map<Table, Header>();
+  const entities = new Map<Table, { value: Record<string, unknown>; origin: Origin }[]>();
+  const keys = new Map<string, number>();
+  for (const row of rows) {
+    const name = row.cells[0]!.trim();
+    const table = TABLES.find((t) => t.name.toLowerCase() === name.toLowerCase());
+    if (!table) {
+      out.problems.push(
+        problem(
+          row.line,
+          null,
+          `${name === '' ? 'A row without a table name' : `"${name}" is not a table this import knows`}: the first cell names the record's table (${TABLES.map((t) => t.name).join(', ')})`,
+        ),
+      );
+      continue;
+    }
+    const header = headers.get(table);
+    if (!header) {
+      headers.set(table, readHeader(table, row, out));
+      entities.set(table, []);
+      continue;
+    }
+    header.rows++;
+    if (header.broken) continue;
+    const list = entities.get(table)!;
+    if (table.single && list.length > 0) {
+      out.problems.push(
+        problem(row.line, null, `${table.name} has one row; line ${list[0]!.origin.line} is it`),
+      );
+      continue;
+    }
+    const read = readRow(table, header, row, out);
+    if (!read) continue;
+    if (table.key) {
+      const keyColumn = header.columns.find((c) => c.column.name === table.key)!;
+      const key = row.cells[keyColumn.at]!.trim().toLowerCase();
+      const earlier = keys.get(`${table.name}\n${key}`);
+      if (key !== '' && earlier !== undefined) {
+        out.problems.push(
+          problem(
+            row.line,
+            table.key,
+            `${table.noun} ${row.cells[keyColumn.at]!.trim()} is on line ${earlier} already`,
+          ),
+        );
+        continue;
+      }
+      keys.set(`${table.name}\n${key}`, row.line);
+    }
+    const columnOf = columnFinder(table, header);
+    const parsed = rowSchema(table).safeParse(read.input);
+    if (!parsed.success || read.refused.size > 0) {
+      for (const issue of parsed.success ? [] : fieldErrorsOf(parsed.error)) {
+        const column = columnOf(issue.path);
+        if (column && read.refused.has(column)) continue;
+        out.problems.push(problem(row.line, column, issue.message));
+      }
+      continue;
+    }
+    list.push({
+      value: parsed.data as Record<string, unknown>,
+      origin: { table, line: row.line, columnOf },
+    });
+  }
+  for (const [table, header] of headers) {
+    if (table.single && header.rows === 0) {
+      out.problems.push(problem(header.line, null, `${table.name} has a header but no row`));
+    }
+  }
+  if (out.problems.length > 0) return out;
+
+  const candidate = structuredClone(running) as Record<string, unknown>;
+  const origins = new Map<string, Origin>();
+  for (const [table, list] of entities) {
+    if (table.single) {
+      candidate[table.collection] = list[0]!.value;
+      origins.set(table.collection, list[0]!.origin);
+      continue;
+    }
+    candidate[table.collection] = list.map((e) => e.value);
+    list.forEach((e, i) => origins.set(`${table.collection}.${i}`, e.origin));
+  }
+  const config = candidate as unknown as Configuration;
+  allocateMissingRanges(config, running, origins, out);
+  if (out.problems.length > 0) return out;
+
+  for (const issue of checkConfiguration(config)) {
+    if (issue.severity !== 'error') continue;
+    const segments = issue.path.split('.');
+    const entity = segments[0] === 'options' ? 'options' : segments.slice(0, 2).join('.');
+    const origin = origins.get(entity);
+    const field = issue.path.slice(entity.length + 1);
+    if (origin) {
+      out.problems.push(problem(origin.line, origin.columnOf(field), issue.message));
+    } else {
+      const { label } = describeLocation(config, issue.path);
+      out.problems.push({
+        path: `${label} (not in the file: as it runs)`,
+        message: issue.message,
+        line: null,
+        column: null,
+      });
+    }
+  }
+  out.candidate = config;
+  if (out.problems.length === 0) out.config = config;
+  return out;
+}
+
+/**
+ * Gives an application server without an Initiator Port Range in the file the one it runs with
+ * (same name), when no other server of the file took it, else the lowest free slice.
+ */
+function allocateMissingRanges(
+  config: Configuration,
+  running: Configuration,
+  origins: Map<string, Origin>,
+  out: SourceCsvRead,
+) {
+  const servers = config.appServers as (Configuration['appServers'][number] & {
+    initiatorPortRange?: PortRange;
+  })[];
+  const taken: PortRange[] = servers.flatMap((s) =>
+    s.initiatorPortRange ? [s.initiatorPortRange] : [],
+  );
+  servers.forEach((server, i) => {
+    if (server.initiatorPortRange) return;
+    const own = running.appServers.find((s) => s.name === server.name)?.initiatorPortRange;
+    const range = own && !taken.some((r) => r.start === own.start) ? own : allocatePortRange(taken);
+    if (!range) {
+      const origin = origins.get(`appServers.${i}`);
+      out.problems.push(
+        problem(
+          origin?.line ?? null,
+          'Name',
+          'No Initiator Port Range is left for this server (at most 64 application servers)',
+        ),
+      );
+      return;
+    }
+    server.initiatorPortRange = range;
+    taken.push(range);
+  });
+}

@@ -1,0 +1,157 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  deriveConfiguration,
+  revisionInfoSchema,
+  sourceCsvPreviewSchema,
+  underiveConfiguration,
+  type ConfigDiff,
+  type Configuration,
+} from '@ipfe/schema';
+import { ApiError, notFound, validationError } from '../http/errors.ts';
+import { commitHeaders } from '../http/commit-headers.ts';
+import { acceptCsvBodies, CSV_MAX_BYTES } from '../http/csv-body.ts';
+import { diffConfigs } from '../domain/diff.ts';
+import { readSourceCsv, type CsvProblem } from '../domain/source-csv/read.ts';
+import { writeSourceCsv } from '../domain/source-csv/write.ts';
+
+const csvBody = z.string({
+  error: 'Send the CSV file as the body, with Content-Type: text/csv',
+});
+
+const revisionNumber = (what: string) =>
+  z.coerce
+    .number({ error: `${what} is a revision number` })
+    .int({ error: `${what} is a whole revision number` })
+    .min(0, { error: `${what} is a revision number from 0` })
+    .max(Number.MAX_SAFE_INTEGER);
+
+const NO_CHANGES: ConfigDiff = { added: [], removed: [], changed: [] };
+
+function changesOf(running: Configuration, candidate: Configuration | null): ConfigDiff {
+  if (!candidate) return NO_CHANGES;
+  try {
+    return diffConfigs(deriveConfiguration(running), deriveConfiguration(candidate));
+  } catch {
+    // A candidate the rules refuse may not derive (a server that is no application server);
+    // its problems say why, and there is nothing sound to compare.
+    return NO_CHANGES;
+  }
+}
+
+function problemsError(problems: CsvProblem[]): ApiError {
+  const first = problems[0]!;
+  const more = problems.length - 1;
+  return validationError(
+    problems.map(({ path, message }) => ({ path, message })),
+    `Nothing was committed: ${first.path}: ${first.message}${more > 0 ? ` (and ${more} more ${more === 1 ? 'problem' : 'problems'})` : ''}`,
+  );
+}
+
+/**
+ * The source product's bulk-export CSV: a preview of what importing a file would change, the
+ * import itself (one commit, guarded by the revision the preview was based on), and the export of
+ * any revision in the same layout. docs/migration.md has the mapping.
+ */
+const importRoutes: FastifyPluginAsyncZod = async (app) => {
+  acceptCsvBodies(app);
+  const tags = ['Import'];
+  const running = () => ({
+    basedOn: app.configRepository.latestInfo()?.number ?? 0,
+    config: app.configRepository.current(),
+  });
+
+  app.post(
+    '/api/import/source-csv/preview',
+    {
+      bodyLimit: CSV_MAX_BYTES,
+      schema: {
+        tags,
+        operationId: 'previewSourceCsvImport',
+        summary:
+          "What importing the source product's CSV would change against the running revision (basedOn), every problem by line and column, and the columns not imported; commits nothing",
+        consumes: ['text/csv'],
+        body: csvBody,
+        response: { 200: sourceCsvPreviewSchema },
+      },
+    },
+    async (request) => {
+      const { basedOn, config } = running();
+      const read = readSourceCsv(request.body, config);
+      return {
+        basedOn,
+        changes: changesOf(config, read.candidate),
+        problems: read.problems,
+        notImported: read.notImported,
+      };
+    },
+  );
+
+  app.post(
+    '/api/import/source-csv',
+    {
+      bodyLimit: CSV_MAX_BYTES,
+      schema: {
+        tags,
+        operationId: 'importSourceCsv',
+        errors: ['CONFLICT'],
+        summary:
+          "Commit the source product's CSV as one revision (201), if the running revision is still `basedOn` (else 409) and the file has no problem (else 400, nothing committed); no change: 200 with the running revision, header x-ipfe-unchanged",
+        consumes: ['text/csv'],
+        querystring: z.object({ basedOn: revisionNumber('basedOn') }),
+        body: csvBody,
+        response: { 200: revisionInfoSchema, 201: revisionInfoSchema },
+      },
+    },
+    async (request, reply) => {
+      const { basedOn } = request.query;
+      const { revision } = app.configRepository.commit(request.user!.name, (base) => {
+        const latest = app.configRepository.latestInfo()?.number ?? 0;
+        if (latest !== basedOn) {
+          throw new ApiError(
+            'CONFLICT',
+            `The running revision is ${latest}, not ${basedOn} as when this file was previewed; preview it again (nothing was committed)`,
+          );
+        }
+        const read = readSourceCsv(request.body, base);
+        if (!read.config) throw problemsError(read.problems);
+        return { config: read.config, summary: "Import of the source product's CSV", value: null };
+      });
+      if (revision) return commitHeaders(reply.code(201), revision).send(revision);
+      const info = app.configRepository.latestInfo() ?? {
+        number: 0,
+        author: '',
+        createdAt: '',
+        summary: 'The empty configuration',
+        sha256: app.configRepository.document(0)!.sha256,
+      };
+      return commitHeaders(reply.code(200), null).send(info);
+    },
+  );
+
+  app.get(
+    '/api/export/source-csv',
+    {
+      schema: {
+        tags: ['Export'],
+        operationId: 'exportSourceCsv',
+        errors: ['NOT_FOUND'],
+        summary:
+          "Download a revision (default: the latest) in the source product's bulk-export CSV layout",
+        querystring: z.object({ revision: revisionNumber('revision').optional() }),
+        produces: ['text/csv'],
+      },
+    },
+    async (request, reply) => {
+      const number = request.query.revision ?? app.configRepository.latestInfo()?.number ?? 0;
+      const document = app.configRepository.document(number);
+      if (!document) throw notFound(`Revision ${number}`);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="ipfe-source-r${number}.csv"`)
+        .send(writeSourceCsv(underiveConfiguration(document.config)));
+    },
+  );
+};
+
+export default importRoutes;

@@ -1,0 +1,331 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { addUser, leastLoadTargetSet, login, snapshot, startApp, type Client } from './helpers.ts';
+import { useTestApp } from './test-app.ts';
+
+const { t, admin } = useTestApp({ seed: true });
+
+/** What a migrating operator brings: the source product's two tables, a column we do not take. */
+const SOURCE_FILE = [
+  'IpfeOption,IpfeA1Address,IpfeA1AgentPort,IpfeA2Address,IpfeA2AgentPort,IpfeB1Address,IpfeB1AgentPort,IpfeB2Address,IpfeB2AgentPort,StateSyncPort,StateSyncIntervalMs,StateSyncTimeoutMs,RejectOption,ForwardedPorts,MonitoringProtocol,MonitoringPort,ConnectTimeout,ConnectTryInterval,LeastLoadThreshold,ImbalanceThreshold,PacketRateLimit',
+  'IpfeOption,127.250.0.11,8701,127.250.0.12,8701,,,,,19041,100,3000,TCP Reset,3868 3869,Heartbeat,9675,3,1,0,20,150000',
+  'IpfeListTsa,TsNumber,Family,Protocols,Disable,InitiatorConnectionSupport,DeleteAge,LoadBalanceAlgorithm,MpsFactor,ConnectionCountFactor,AllowedDeviation,PeerNodeAwareLeastLoad,PeerNodeGroupDistributionThreshold,Address,ActiveIpfe,SecondaryAddress,SecondaryActiveIpfe,Server1IpAddress,Server1SecondaryIpAddress,Server1Description,Server1Weighting,Server2IpAddress,Server2SecondaryIpAddress,Server2Description,Server2Weighting',
+  'IpfeListTsa,7,IPv4,TCP,No,No,900,Least Load,1,2,5,Yes,1,127.1.0.107,IPFE-A2,,,127.1.1.1,,east rack,100,127.1.1.2,,,50',
+  'IpfeListTsa,8,IPv6,Both,No,No,600,Hash,30,20,5,No,0,2001:db8::108,IPFE-A1,,,2001:db8::3,,,100,,,,',
+].join('\r\n');
+
+const csv = (client: Client, url: string, body: string, type = 'text/csv') =>
+  client.request({ method: 'POST', url, payload: body, headers: { 'content-type': type } });
+
+const preview = (body: string, client = admin) =>
+  csv(client, '/api/import/source-csv/preview', body);
+
+const commit = (body: string, basedOn: number, client = admin) =>
+  csv(client, `/api/import/source-csv?basedOn=${basedOn}`, body);
+
+const problemsOf = (response: LightMyRequestResponse) =>
+  (response.json() as { problems: { path: string; message: string }[] }).problems.map(
+    (p) => `${p.path}: ${p.message}`,
+  );
+
+/** The source file with one cell replaced: `row` counts from the first line (1). */
+function withCell(row: number, column: string, value: string, file = SOURCE_FILE) {
+  const lines = file.split('\r\n');
+  const table = lines[row - 1]!.split(',')[0];
+  // A table's first row is its header.
+  const header = lines.find((l) => l.split(',')[0] === table)!;
+  const at = header.split(',').indexOf(column);
+  const cells = lines[row - 1]!.split(',');
+  cells[at] = value;
+  lines[row - 1] = cells.join(',');
+  return lines.join('\r\n');
+}
+
+describe("importing the source product's CSV", () => {
+  it('previews the changes against the running revision and commits nothing', async () => {
+    const before = snapshot(t.app);
+    const response = await preview(SOURCE_FILE);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.basedOn).toBe(before.revisions);
+    expect(body.problems).toEqual([]);
+    expect(body.notImported).toEqual([
+      {
+        table: 'IpfeOption',
+        column: 'PacketRateLimit',
+        line: 1,
+        message: 'not imported: column PacketRateLimit of IpfeOption',
+      },
+    ]);
+    expect(body.changes.added.map((a: { path: string }) => a.path)).toEqual([
+      'options.forwardedPorts.1',
+      'targetSets.7',
+      'targetSets.8',
+    ]);
+    expect(body.changes.added[0].value).toBe(3869);
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('commits the file as one revision, and its Target Sets are in the list', async () => {
+    const { basedOn } = (await preview(SOURCE_FILE)).json();
+    const response = await commit(SOURCE_FILE, basedOn);
+    expect(response.statusCode).toBe(201);
+    expect(response.headers['x-ipfe-revision']).toBe(String(basedOn + 1));
+    expect(response.json()).toMatchObject({
+      number: basedOn + 1,
+      author: 'admin',
+      summary: "Import of the source product's CSV",
+    });
+    const list = (await admin.get('/api/target-sets')).json().items;
+    expect(list.map((ts: { number: number }) => ts.number)).toEqual([7, 8]);
+    const seven = (await admin.get('/api/target-sets/7')).json();
+    // Fm / Fc are normalized on commit with Least Load, as on the Insert page.
+    expect(seven.leastLoad).toMatchObject({ mpsFactor: 33, connectionCountFactor: 67 });
+    expect(seven.primary).toMatchObject({ address: '127.1.0.107', activeIpfe: 'A2' });
+    expect(seven.servers.map((s: { description: string }) => s.description)).toEqual([
+      'east rack',
+      '',
+    ]);
+    const eight = (await admin.get('/api/target-sets/8')).json();
+    expect(eight).toMatchObject({
+      family: 'ipv6',
+      algorithm: 'hash',
+      leastLoad: { mpsFactor: 30 },
+    });
+    expect((await admin.get('/api/options')).json().forwardedPorts).toEqual([3868, 3869]);
+    // The tables absent from the file (networks, servers) are kept as they run.
+    expect((await admin.get('/api/app-servers')).json().items).toHaveLength(3);
+  });
+
+  it('refuses a basedOn that is no longer the running revision with 409, never merging', async () => {
+    const { basedOn } = (await preview(SOURCE_FILE)).json();
+    await admin.post('/api/target-sets', leastLoadTargetSet());
+    const before = snapshot(t.app);
+    const response = await commit(SOURCE_FILE, basedOn);
+    expect(response.statusCode).toBe(409);
+    expect(response.json().error.message).toBe(
+      `The running revision is ${basedOn + 1}, not ${basedOn} as when this file was previewed; preview it again (nothing was committed)`,
+    );
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('needs basedOn', async () => {
+    const response = await csv(admin, '/api/import/source-csv', SOURCE_FILE);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.fields[0].path).toBe('basedOn');
+  });
+
+  it('lets operators import, and viewers export but neither preview nor import', async () => {
+    await addUser(t.app, 'olivia', 'operator');
+    await addUser(t.app, 'victor', 'viewer');
+    const operator = await login(t.app, 'olivia', 'password-123');
+    const viewer = await login(t.app, 'victor', 'password-123');
+    expect((await preview(SOURCE_FILE, operator)).statusCode).toBe(200);
+    expect((await preview(SOURCE_FILE, viewer)).statusCode).toBe(403);
+    const before = snapshot(t.app);
+    expect((await commit(SOURCE_FILE, before.revisions, viewer)).statusCode).toBe(403);
+    expect(snapshot(t.app)).toEqual(before);
+    const exported = await viewer.get('/api/export/source-csv');
+    expect(exported.statusCode).toBe(200);
+    expect(exported.headers['content-type']).toBe('text/csv; charset=utf-8');
+  });
+});
+
+describe('export then import is lossless', () => {
+  async function richConfiguration() {
+    await admin.edit('/api/options', {
+      ipfe: {
+        A1: { address: '127.250.0.11' },
+        A2: { address: '127.250.0.12', agentPort: 9702 },
+        B1: { address: '2001:db8:ff::1' },
+      },
+      tcpRejectOption: 'drop',
+      forwardedPorts: [3868, 3869, 5868],
+      leastLoadThreshold: 250,
+      imbalanceThresholdPct: 35,
+    });
+    await admin.post('/api/xsi-networks', { name: 'xsi2', cidr: '127.2.0.0/16' });
+    await admin.post('/api/app-servers', { name: 'mp4', addresses: ['127.1.1.4', '127.2.1.4'] });
+    await admin.post('/api/app-servers', { name: 'mp5', addresses: ['127.1.1.5', '127.2.1.5'] });
+    await admin.post('/api/peer-node-groups', {
+      name: 'east',
+      members: ['10.1.0.0/16', '192.0.2.7', '2001:db8:1::/48'],
+    });
+    const created = [
+      await admin.post('/api/target-sets', {
+        ...leastLoadTargetSet(),
+        number: 3,
+        protocols: 'sctp',
+        deleteAgeSeconds: 1200,
+        initiatorSupport: true,
+        leastLoad: {
+          mpsFactor: 1,
+          connectionCountFactor: 2,
+          allowedDeviation: 9,
+          peerNodeAware: false,
+          peerNodeThreshold: 4,
+        },
+        primary: { address: '127.1.0.103', activeIpfe: 'A2' },
+        secondary: { address: '127.2.0.103', activeIpfe: 'A1' },
+        servers: [
+          {
+            address: '127.1.1.4',
+            secondaryAddress: '127.2.1.4',
+            description: 'rack A. row 2',
+            weight: 7,
+          },
+          { address: '127.1.1.5', secondaryAddress: '127.2.1.5', weight: 0 },
+        ],
+      }),
+      await admin.post('/api/target-sets', {
+        family: 'ipv6',
+        number: 12,
+        algorithm: 'hash',
+        disabled: true,
+        leastLoad: { mpsFactor: 0, connectionCountFactor: 0 },
+        primary: { address: '2001:db8::12', activeIpfe: 'B1' },
+        servers: [
+          { address: '2001:db8::1', description: '  spaced  ' },
+          { address: '2001:db8::2' },
+        ],
+      }),
+      await admin.post('/api/target-sets', leastLoadTargetSet({ number: 1 })),
+    ];
+    for (const response of created) expect(response.statusCode, response.body).toBe(201);
+  }
+
+  it('a rich configuration, exported and imported again, is no change', async () => {
+    await richConfiguration();
+    const exported = await admin.get('/api/export/source-csv');
+    expect(exported.statusCode).toBe(200);
+    const revision = snapshot(t.app).revisions;
+    expect(exported.headers['content-disposition']).toBe(
+      `attachment; filename="ipfe-source-r${revision}.csv"`,
+    );
+    const previewed = (await preview(exported.body)).json();
+    expect(previewed).toEqual({
+      basedOn: revision,
+      changes: { added: [], removed: [], changed: [] },
+      problems: [],
+      notImported: [],
+    });
+    const before = snapshot(t.app);
+    const response = await commit(exported.body, revision);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-ipfe-unchanged']).toBe('true');
+    expect(response.json().number).toBe(revision);
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('imported into an empty OAM, it gives the identical configuration', async () => {
+    await richConfiguration();
+    const exported = (await admin.get('/api/export/source-csv')).body;
+    const other = await startApp();
+    try {
+      const client = await login(other.app);
+      const response = await commit(exported, 0, client);
+      expect(response.statusCode, response.body).toBe(201);
+      expect(other.app.configRepository.current()).toEqual(t.app.configRepository.current());
+      expect(response.json().sha256).toBe(t.app.configRepository.latestInfo()!.sha256);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('exports an older revision by number, and answers 404 for one that does not exist', async () => {
+    const first = await admin.get('/api/export/source-csv?revision=1');
+    expect(first.statusCode).toBe(200);
+    expect(first.body).not.toContain('IpfeXsiNetwork,xsi1');
+    const missing = await admin.get('/api/export/source-csv?revision=99');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.message).toBe('Revision 99 does not exist');
+  });
+});
+
+describe('a bad file is refused with every problem named, and commits nothing', () => {
+  async function refused(file: string) {
+    const before = snapshot(t.app);
+    const previewed = await preview(file);
+    expect(previewed.statusCode).toBe(200);
+    const response = await commit(file, previewed.json().basedOn);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.code).toBe('VALIDATION');
+    expect(response.json().error.message).toMatch(/^Nothing was committed: /);
+    expect(snapshot(t.app)).toEqual(before);
+    return problemsOf(previewed);
+  }
+
+  it('names a table it does not know', async () => {
+    const file = SOURCE_FILE.replace('IpfeListTsa,8,', 'IpfeListTSA2,8,');
+    expect(await refused(file)).toEqual([
+      'line 5: "IpfeListTSA2" is not a table this import knows: the first cell names the record\'s table (IpfeOption, IpfeXsiNetwork, IpfeAppServer, IpfePeerNodeGroup, IpfeListTsa)',
+    ]);
+  });
+
+  it('names the line and column of a bad value', async () => {
+    const file = withCell(4, 'Server2Weighting', '70000');
+    expect(await refused(withCell(4, 'Disable', 'maybe', file))).toEqual([
+      'line 4, column Disable: Disable must be Yes or No, not "maybe"',
+      'line 4, column Server2Weighting: Weighting must be a whole number from 0 to 65535',
+    ]);
+  });
+
+  it('names a value the rules between entities refuse, at its cell', async () => {
+    expect(await refused(withCell(5, 'Server1IpAddress', '2001:db8::9'))).toEqual([
+      expect.stringMatching(/^line 5, column Server1IpAddress: .*2001:db8::9/),
+    ]);
+  });
+
+  it('names missing columns', async () => {
+    const file = SOURCE_FILE.replace(',DeleteAge,', ',')
+      .replace(',900,', ',')
+      .replace(',600,', ',');
+    expect(await refused(file)).toEqual([
+      'line 3, column DeleteAge: The IpfeListTsa header has no column DeleteAge',
+    ]);
+  });
+
+  it('names a Target Set listed twice', async () => {
+    const file = SOURCE_FILE.replace('IpfeListTsa,8,', 'IpfeListTsa,7,');
+    expect(await refused(file)).toEqual([
+      'line 5, column TsNumber: Target Set 7 is on line 4 already',
+    ]);
+  });
+
+  it('names a CSV syntax error with its line', async () => {
+    const file = SOURCE_FILE.replace('east rack', 'east "rack');
+    expect(await refused(file)).toEqual([
+      expect.stringMatching(/^line 4: The file is not valid CSV: /),
+    ]);
+  });
+
+  it('says so of an empty file', async () => {
+    expect(await refused('\r\n\r\n')).toEqual(['the file: The file has no records']);
+  });
+
+  it('refuses a file over the size limit with 413, naming the limit', async () => {
+    const before = snapshot(t.app);
+    const huge = `${SOURCE_FILE}\r\n${'IpfeListTsa,9\r\n'.repeat(80_000)}`;
+    for (const response of [await preview(huge), await commit(huge, before.revisions)]) {
+      expect(response.statusCode).toBe(413);
+      expect(response.json().error).toMatchObject({
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'The CSV file is larger than 1 MiB (1048576 bytes), the most an import takes',
+      });
+    }
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('says how to send the file when the body is JSON', async () => {
+    const response = await csv(
+      admin,
+      '/api/import/source-csv/preview',
+      '{"a":1}',
+      'application/json',
+    );
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toMatch(
+      /Send the CSV file as the body, with Content-Type: text\/csv/,
+    );
+  });
+});
