@@ -274,32 +274,6 @@ export const sourceCsvPreviewSchema = z.object({
 });
 export type SourceCsvPreview = z.output<typeof sourceCsvPreviewSchema>;
 
-// ---- the source product's bulk-export CSV (POST /api/import/source-csv/preview)
-
-/** A problem of an imported file: `path` says where ("line 7, column Server1Weighting"). */
-export const importProblemSchema = fieldErrorSchema.extend({
-  line: z.number().nullable(),
-  column: z.string().nullable(),
-});
-export type ImportProblem = z.output<typeof importProblemSchema>;
-
-/** A column of the file that nothing in the configuration takes: shown, never dropped silently. */
-export const notImportedColumnSchema = z.object({
-  table: z.string(),
-  column: z.string(),
-  line: z.number(),
-  message: z.string(),
-});
-
-/** What importing the file would change against the running revision, and what stops it. */
-export const sourceCsvPreviewSchema = z.object({
-  basedOn: z.number(),
-  changes: configDiffSchema,
-  problems: z.array(importProblemSchema),
-  notImported: z.array(notImportedColumnSchema),
-});
-export type SourceCsvPreview = z.output<typeof sourceCsvPreviewSchema>;
-
 // ---- health
 
 export const healthViewSchema = z.object({ status: z.literal('ok'), revision: z.number() });
