@@ -1,0 +1,175 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  configurationSchema,
+  emptyConfiguration,
+  normalizeTargetSet,
+  portRangeOfSlice,
+  type Configuration,
+} from '@ipfe/schema';
+import { readSourceCsv } from './read.ts';
+import { writeSourceCsv } from './write.ts';
+
+const descriptionText = fc.stringMatching(/^[A-Za-z0-9 ._-]{0,20}$/);
+
+/** A valid configuration: servers split into disjoint Target Set lists, options at random. */
+const configuration = fc
+  .record({
+    slots: fc.subarray(['A1', 'A2', 'B1', 'B2'] as const, { minLength: 1 }),
+    agentPort: fc.integer({ min: 1, max: 65535 }),
+    mateIntervalMs: fc.integer({ min: 20, max: 1000 }),
+    tcpRejectOption: fc.constantFrom('tcpReset', 'drop'),
+    forwardedPorts: fc.uniqueArray(fc.integer({ min: 1, max: 65535 }), {
+      minLength: 1,
+      maxLength: 5,
+    }),
+    connectTimeoutS: fc.integer({ min: 2, max: 30 }),
+    leastLoadThreshold: fc.integer({ min: 0, max: 1_000_000 }),
+    serverCount: fc.integer({ min: 1, max: 8 }),
+    dualStack: fc.boolean(),
+    peerMembers: fc.uniqueArray(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }),
+    targetSets: fc.array(
+      fc.record({
+        number: fc.integer({ min: 1, max: 32 }),
+        ipv6: fc.boolean(),
+        protocols: fc.constantFrom('tcp', 'sctp', 'both'),
+        disabled: fc.boolean(),
+        initiatorSupport: fc.boolean(),
+        deleteAgeSeconds: fc.integer({ min: 10, max: 3_110_400 }),
+        algorithm: fc.constantFrom('hash', 'leastLoad'),
+        mpsFactor: fc.integer({ min: 0, max: 100 }),
+        connectionCountFactor: fc.integer({ min: 1, max: 100 }),
+        allowedDeviation: fc.integer({ min: 0, max: 50 }),
+        peerNodeAware: fc.boolean(),
+        peerNodeThreshold: fc.integer({ min: 0, max: 10 }),
+        weights: fc.array(fc.integer({ min: 1, max: 65535 }), { minLength: 1, maxLength: 3 }),
+        descriptions: fc.array(descriptionText, { minLength: 3, maxLength: 3 }),
+      }),
+      { maxLength: 4 },
+    ),
+  })
+  .map((r): Configuration => {
+    const ipfe = { A1: null, A2: null, B1: null, B2: null } as Configuration['options']['ipfe'];
+    r.slots.forEach((slot, i) => {
+      ipfe[slot] = { address: `127.250.0.${i + 1}`, agentPort: r.agentPort };
+    });
+    const appServers = Array.from({ length: r.serverCount }, (_, i) => ({
+      name: `mp${i + 1}`,
+      addresses: r.dualStack ? [`127.1.1.${i + 1}`, `2001:db8::${i + 1}`] : [`127.1.1.${i + 1}`],
+      initiatorPortRange: portRangeOfSlice(i * 3),
+    }));
+    let next = 0;
+    const numbers = new Set<number>();
+    const targetSets = r.targetSets.flatMap((ts) => {
+      const count = Math.min(ts.weights.length, r.serverCount - next);
+      if (count === 0 || numbers.has(ts.number)) return [];
+      numbers.add(ts.number);
+      const ipv6 = ts.ipv6 && r.dualStack;
+      const servers = ts.weights.slice(0, count).map((weight, k) => {
+        const server = appServers[next + k]!;
+        return {
+          address: server.addresses[ipv6 ? 1 : 0]!,
+          secondaryAddress: null,
+          description: ts.descriptions[k]!,
+          weight,
+        };
+      });
+      next += count;
+      return [
+        normalizeTargetSet({
+          number: ts.number,
+          family: ipv6 ? 'ipv6' : 'ipv4',
+          protocols: ts.protocols,
+          disabled: ts.disabled,
+          initiatorSupport: ts.initiatorSupport,
+          deleteAgeSeconds: ts.deleteAgeSeconds,
+          algorithm: ts.algorithm,
+          leastLoad: {
+            mpsFactor: ts.mpsFactor,
+            connectionCountFactor: ts.connectionCountFactor,
+            allowedDeviation: ts.allowedDeviation,
+            peerNodeAware: ts.peerNodeAware,
+            peerNodeThreshold: ts.peerNodeThreshold,
+          },
+          primary: {
+            address: ipv6 ? `2001:db8::1:${ts.number}` : `127.1.0.${ts.number}`,
+            activeIpfe: r.slots[0]!,
+          },
+          secondary: null,
+          servers,
+        }),
+      ];
+    });
+    return {
+      options: {
+        ...emptyConfiguration().options,
+        ipfe,
+        mateIntervalMs: r.mateIntervalMs,
+        mateTimeoutMs: r.mateIntervalMs * 3,
+        tcpRejectOption: r.tcpRejectOption,
+        forwardedPorts: r.forwardedPorts,
+        connectTimeoutS: r.connectTimeoutS,
+        leastLoadThreshold: r.leastLoadThreshold,
+      },
+      xsiNetworks: [
+        { name: 'xsi4', cidr: '127.1.0.0/16' },
+        { name: 'xsi6', cidr: '2001:db8::/64' },
+      ],
+      appServers,
+      peerNodeGroups:
+        r.peerMembers.length > 0
+          ? [{ name: 'peers', members: r.peerMembers.map((m) => `10.0.${m}.0/24`) }]
+          : [],
+      targetSets,
+    };
+  });
+
+describe('the source CSV mapping', () => {
+  it('reads back exactly the configuration it wrote', () => {
+    fc.assert(
+      fc.property(configuration, (config) => {
+        expect(configurationSchema.safeParse(config).error?.issues ?? []).toEqual([]);
+        const read = readSourceCsv(writeSourceCsv(config), emptyConfiguration());
+        expect(read.problems).toEqual([]);
+        expect(read.notImported).toEqual([]);
+        expect(read.config).toEqual(config);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('never throws on any text, and a file it takes passes every rule', () => {
+    const lines = writeSourceCsv(emptyConfiguration()).split('\r\n');
+    const file = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc
+        .array(
+          fc.oneof(
+            fc.constantFrom(...lines),
+            fc
+              .array(
+                fc.oneof(
+                  fc.string({ maxLength: 8 }),
+                  fc.constantFrom('IpfeListTsa', '1', '"', 'Yes'),
+                ),
+                {
+                  maxLength: 8,
+                },
+              )
+              .map((cells) => cells.join(',')),
+          ),
+          { maxLength: 8 },
+        )
+        .map((l) => l.join('\n')),
+    );
+    fc.assert(
+      fc.property(file, (text) => {
+        const read = readSourceCsv(text, emptyConfiguration());
+        if (read.config) expect(configurationSchema.safeParse(read.config).success).toBe(true);
+        else expect(read.problems.length).toBeGreaterThan(0);
+        for (const p of read.problems) expect(p.message).toMatch(/\w/);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
