@@ -2,6 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/api', 'apps/agent', 'scripts', 'apps/web', 'deploy'],
+    projects: ['packages/*', 'apps/api', 'apps/agent', 'apps/cli', 'scripts', 'apps/web', 'deploy'],
   },
 });

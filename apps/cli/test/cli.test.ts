@@ -1,0 +1,237 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+import {
+  leastLoadTargetSet,
+  login,
+  seedPrerequisites,
+  snapshot,
+  startApp,
+  type Client,
+  type TestApp,
+} from '../../api/test/helpers.ts';
+
+const BIN = fileURLToPath(new URL('../bin/ipfe.js', import.meta.url));
+
+let t: TestApp;
+let admin: Client;
+let url: string;
+let token: { id: number; secret: string };
+
+/** A real OAM listening on loopback, with a Target Set, and an API token of admin. */
+beforeEach(async () => {
+  t = await startApp();
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  admin = await login(t.app);
+  await seedPrerequisites(admin);
+  await admin.post('/api/target-sets', leastLoadTargetSet());
+  const created = (await admin.post('/api/users/me/tokens', { name: 'ci' })).json();
+  token = { id: created.token.id, secret: created.secret };
+});
+
+afterEach(() => t.close());
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real CLI as a child process, in the test's folder, with IPFE_URL and IPFE_TOKEN. */
+function ipfe(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: t.dir,
+        env: {
+          PATH: process.env.PATH,
+          IPFE_URL: url,
+          IPFE_TOKEN: token.secret,
+          INIT_CWD: t.dir,
+          ...env,
+        },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const file = (name: string) => join(t.dir, name);
+
+/** Sets a value of the YAML file at a path, keeping the rest of the file as it was. */
+function editYaml(name: string, path: (string | number)[], value: unknown) {
+  const doc = parseDocument(readFileSync(file(name), 'utf8'));
+  doc.setIn(path, value);
+  writeFileSync(file(name), doc.toString());
+}
+
+/** The 1-based line of the first line of the file that matches. */
+function lineOf(name: string, pattern: RegExp): number {
+  return (
+    readFileSync(file(name), 'utf8')
+      .split('\n')
+      .findIndex((l) => pattern.test(l)) + 1
+  );
+}
+
+/** The 1-based column of `text` on the first line that holds it. */
+function columnOf(name: string, text: string): number {
+  const line = readFileSync(file(name), 'utf8')
+    .split('\n')
+    .find((l) => l.includes(text));
+  return (line?.indexOf(text) ?? -1) + 1;
+}
+
+const WEIGHT = ['config', 'targetSets', 0, 'servers', 1, 'weight'];
+
+describe('ipfe, the CLI, against a running OAM with an API token', () => {
+  it('exports, plans an edit (exit 2), applies it as one revision, then plans no change (exit 0)', async () => {
+    const exported = await ipfe(['export', '--out', 'site.yaml']);
+    expect(exported).toMatchObject({ code: 0, stderr: 'revision 7 written to site.yaml\n' });
+    const stdout = await ipfe(['export']);
+    expect(stdout.stdout).toBe(readFileSync(file('site.yaml'), 'utf8'));
+    expect(parseDocument(stdout.stdout).toJS()).toEqual((await admin.get('/api/export')).json());
+
+    expect(await ipfe(['plan', 'site.yaml'])).toMatchObject({
+      code: 0,
+      stdout: 'No changes: site.yaml matches revision 7\n',
+    });
+    editYaml('site.yaml', WEIGHT, 300);
+    const plan = await ipfe(['plan', 'site.yaml']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('Plan of site.yaml against revision 7:\n');
+    expect(plan.stdout).toContain('  ~ targetSets.1.servers.1.weight: 100 → 300\n');
+    const before = snapshot(t.app);
+    const applied = await ipfe(['apply', 'site.yaml']);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('Applied site.yaml: revision 8 (planned against 7)\n');
+    expect(snapshot(t.app).revisions).toBe(before.revisions + 1);
+    const running = (await admin.get('/api/target-sets/1')).json();
+    expect(running.servers[1].weight).toBe(300);
+    expect(await ipfe(['plan', 'site.yaml'])).toMatchObject({
+      code: 0,
+      stdout: 'No changes: site.yaml matches revision 8\n',
+    });
+    expect((await ipfe(['apply', 'site.yaml'])).stdout).toBe(
+      'No changes: site.yaml matches revision 8; nothing committed\n',
+    );
+  });
+
+  it('refuses a stale plan: another change came after it; nothing is committed', async () => {
+    await ipfe(['export', '--out', 'site.yaml']);
+    editYaml('site.yaml', WEIGHT, 300);
+    expect((await ipfe(['plan', 'site.yaml'])).stdout).toContain('against revision 7:');
+    expect(
+      (await admin.post('/api/xsi-networks', { name: 'late', cidr: '10.7.0.0/16' })).statusCode,
+    ).toBe(201);
+    const before = snapshot(t.app);
+    const stale = await ipfe(['apply', 'site.yaml', '--based-on', '7']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toBe(
+      'ipfe apply: site.yaml: refused, nothing committed: The running revision is 8, not 7 that this was planned against: plan again\n',
+    );
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('names the file, line and column of bad YAML and of a bad field; nothing is committed', async () => {
+    await ipfe(['export', '--out', 'site.yaml']);
+    const before = snapshot(t.app);
+    writeFileSync(
+      file('broken.yaml'),
+      'formatVersion: 1\nconfig:\n  options: {\n  targetSets: [\n',
+    );
+    const broken = await ipfe(['plan', 'broken.yaml']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^broken\.yaml:\d+:\d+: \S.*\n$/);
+
+    editYaml('site.yaml', WEIGHT, 70000);
+    const line = lineOf('site.yaml', /weight: 70000/);
+    const bad = await ipfe(['apply', 'site.yaml']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.split('\n')[0]).toMatch(
+      new RegExp(`^site\\.yaml:${line}:\\d+: config\\.targetSets\\.0\\.servers\\.1\\.weight: .+`),
+    );
+    expect(bad.stderr).toContain('site.yaml: 1 problem; nothing would be committed\n');
+
+    editYaml('site.yaml', WEIGHT, 100);
+    editYaml('site.yaml', ['config', 'targetSets', 0, 'colour'], 'red');
+    const unknown = await ipfe(['plan', 'site.yaml']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.split('\n')[0]).toBe(
+      `site.yaml:${lineOf('site.yaml', /colour: red/)}:${columnOf('site.yaml', 'colour')}: config.targetSets.0.colour: colour is not a field here`,
+    );
+    writeFileSync(file('list.yaml'), '- 1\n- 2\n');
+    expect((await ipfe(['plan', 'list.yaml'])).stderr).toMatch(
+      /^ipfe plan: list\.yaml: not a config document/,
+    );
+    expect((await ipfe(['plan', 'missing.yaml'])).stderr).toBe(
+      'ipfe plan: missing.yaml: cannot read it (no such file)\n',
+    );
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('says the token was revoked, and exits 1', async () => {
+    expect((await admin.del(`/api/users/me/tokens/${token.id}`)).statusCode).toBe(204);
+    const revoked = await ipfe(['status']);
+    expect(revoked.code).toBe(1);
+    expect(revoked.stderr).toMatch(
+      /^ipfe status: API token revoked \(ci, at .+\); create a new one \[http:\/\/127\.0\.0\.1:\d+\/\]\n$/,
+    );
+    const none = await ipfe(['status'], { IPFE_TOKEN: undefined });
+    expect(none).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^ipfe status: no API token: set IPFE_TOKEN/),
+    });
+  });
+
+  it("shows each IPFE's desired and applied revision", async () => {
+    const status = await ipfe(['status']);
+    expect(status.code).toBe(0);
+    const lines = status.stdout.split('\n');
+    expect(lines[0]).toBe('Running revision 7');
+    expect(lines[1]).toMatch(/^IPFE +STATE +DESIRED +APPLIED +ADDRESS +LAST CONTACT +ALARMS$/);
+    expect(lines.find((l) => l.startsWith('A1 '))).toMatch(/^A1 +\S+ +(7|-) +- +127\.250\.0\.11 /);
+  });
+
+  it('rolls back to a revision as a new one, and refuses one that does not exist', async () => {
+    const rolled = await ipfe(['rollback', '6']);
+    expect(rolled).toMatchObject({ code: 0, stdout: 'Rolled back to revision 6: revision 8\n' });
+    expect((await admin.get('/api/target-sets')).json().items).toEqual([]);
+    expect((await ipfe(['rollback', '8'])).stdout).toBe(
+      'Revision 8 is the running configuration already; nothing committed\n',
+    );
+    expect(await ipfe(['rollback', '99'])).toMatchObject({
+      code: 1,
+      stderr: 'ipfe rollback: Revision 99 does not exist\n',
+    });
+    expect(await ipfe(['rollback', 'last'])).toMatchObject({
+      code: 64,
+      stderr: expect.stringMatching(
+        /^ipfe rollback: the revision must be a whole number, not "last"\n/,
+      ),
+    });
+  });
+
+  it('answers --help for each command, and refuses unknown options and commands with the usage', async () => {
+    for (const command of ['export', 'plan', 'apply', 'status', 'rollback', 'import']) {
+      const help = await ipfe([command, '--help']);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toMatch(new RegExp(`^usage: ipfe ${command}`));
+    }
+    expect((await ipfe(['--help'])).stdout).toMatch(/^usage: ipfe <command>/);
+    const unknown = await ipfe(['plan', 'site.yaml', '--force']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toMatch(/^ipfe plan: Unknown option '--force'/);
+    expect((await ipfe(['deploy'])).code).toBe(64);
+    expect((await ipfe(['status'], { IPFE_URL: 'ftp://oam' })).stderr).toMatch(
+      /must be an http\(s\) URL/,
+    );
+  });
+});
