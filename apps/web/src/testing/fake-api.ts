@@ -102,6 +102,12 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
       '/api/target-sets': state.targetSets,
     };
     if (path === '/api/options') return json(200, state.options, { etag: '"options-1"' });
+    if (path === '/api/options/snmp-traps')
+      return json(
+        200,
+        { engineId: '80007ed9050102030405060708', destinations: [] },
+        { etag: '"snmp-1"' },
+      );
     if (lists[path]) return json(200, { items: lists[path] });
     const ts = /^\/api\/target-sets\/(\d+)$/.exec(path);
     if (ts) {

@@ -4,6 +4,8 @@ import { Alert } from '@/components/ui/alert';
 import { Loading, Page } from '@/components/ui/page';
 import { OptionsForm } from '@/features/options/components/options-form';
 import { useOptions } from '@/features/options/api/get-options';
+import { useSnmpTraps } from '@/features/options/api/snmp-traps';
+import { SnmpTrapsForm } from '@/features/options/components/snmp-traps-form';
 import { useTargetSets } from '@/features/target-sets/api/get-target-sets';
 import { canEdit, useUser } from '@/lib/auth';
 
@@ -13,6 +15,8 @@ export function OptionsRoute() {
   const { data: user } = useUser();
   const [version, setVersion] = useState(0);
   const readOnly = !canEdit(user);
+  const snmpTraps = useSnmpTraps();
+  const [trapsVersion, setTrapsVersion] = useState(0);
 
   let body;
   if (options.isError || targetSets.isError) {
@@ -44,6 +48,16 @@ export function OptionsRoute() {
         <p className="page-note">Read-only: your role may view the options but not change them.</p>
       )}
       {body}
+      {snmpTraps.isError && <Alert tone="error" title={snmpTraps.error.message} />}
+      {snmpTraps.data && (
+        <SnmpTrapsForm
+          key={trapsVersion}
+          view={snmpTraps.data.data}
+          etag={snmpTraps.data.etag}
+          readOnly={user?.role !== 'admin'}
+          onReload={() => void snmpTraps.refetch().then(() => setTrapsVersion((v) => v + 1))}
+        />
+      )}
     </Page>
   );
 }
