@@ -85,7 +85,7 @@ describe('SnmpTrapsForm', () => {
     await user.selectOptions(within(third).getByLabelText(/^Security level/), 'authNoPriv');
     await user.type(within(third).getByLabelText(/^Auth key/), 'auth-pass-1');
     expect(within(third).queryByLabelText(/^Privacy key/)).toBeNull();
-    await user.click(screen.getByRole('button', { name: 'Apply SNMP traps' }));
+    await user.click(screen.getByRole('button', { name: 'Save SNMP traps' }));
     expect(await screen.findByText('SNMP trap destinations saved: 3')).toBeInTheDocument();
     expect(sent).toEqual([
       {
@@ -130,7 +130,7 @@ describe('SnmpTrapsForm', () => {
     );
     await user.clear(screen.getByLabelText(/^UDP port, destination 1/));
     await user.type(screen.getByLabelText(/^UDP port, destination 1/), '1162');
-    await user.click(screen.getByRole('button', { name: 'Apply SNMP traps' }));
+    await user.click(screen.getByRole('button', { name: 'Save SNMP traps' }));
     const community = screen.getByLabelText(/^Community, destination 1/);
     expect(await screen.findByText(/server found a problem/)).toBeInTheDocument();
     expect(community).toHaveAttribute('aria-invalid', 'true');
@@ -150,7 +150,7 @@ describe('SnmpTrapsForm', () => {
 
   it('offers no control that changes them to a non-admin', () => {
     renderWithRouter(<SnmpTrapsForm view={view} etag='"snmp-1"' readOnly onReload={vi.fn()} />);
-    expect(screen.queryByRole('button', { name: 'Apply SNMP traps' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Save SNMP traps' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Add trap destination' })).toBeNull();
     expect(screen.getByLabelText(/^Address, destination 1/)).toBeDisabled();
   });

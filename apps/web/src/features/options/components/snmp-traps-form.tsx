@@ -326,7 +326,7 @@ export function SnmpTrapsForm({
       {!readOnly && (
         <div className="form-actions">
           <Button type="submit" variant="primary" disabled={update.isPending}>
-            Apply SNMP traps
+            Save SNMP traps
           </Button>
           <Button
             onClick={() => {
@@ -334,7 +334,7 @@ export function SnmpTrapsForm({
               setOutcome(null);
             }}
           >
-            Cancel
+            Revert SNMP traps
           </Button>
         </div>
       )}
