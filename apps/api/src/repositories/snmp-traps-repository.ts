@@ -52,16 +52,21 @@ export class SnmpTrapsRepository {
 
   /** The engine ID and the save counter, made on first use. */
   settings(): { engineId: string; generation: number } {
-    this.db
-      .prepare(
-        'INSERT INTO snmp_trap_settings (id, engine_id, generation) VALUES (1, ?, 0) ON CONFLICT (id) DO NOTHING',
-      )
-      .run(newEngineId());
-    const row = this.db
-      .prepare<[], { engine_id: string; generation: number }>(
-        'SELECT engine_id, generation FROM snmp_trap_settings WHERE id = 1',
-      )
-      .get()!;
+    const read = () =>
+      this.db
+        .prepare<[], { engine_id: string; generation: number }>(
+          'SELECT engine_id, generation FROM snmp_trap_settings WHERE id = 1',
+        )
+        .get();
+    let row = read();
+    if (!row) {
+      this.db
+        .prepare(
+          'INSERT INTO snmp_trap_settings (id, engine_id, generation) VALUES (1, ?, 0) ON CONFLICT (id) DO NOTHING',
+        )
+        .run(newEngineId());
+      row = read()!;
+    }
     return { engineId: row.engine_id, generation: row.generation };
   }
 
