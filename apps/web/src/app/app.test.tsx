@@ -23,6 +23,7 @@ describe('the application shell', () => {
       'Application Servers',
       'Peer Node Groups',
       'Revisions',
+      'API tokens',
     ]);
     expect(within(menu).getByRole('link', { name: 'Status & Manage' })).toHaveAttribute(
       'href',

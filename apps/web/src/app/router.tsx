@@ -101,6 +101,7 @@ export const routes: RouteObject[] = [
       { path: 'users/insert', element: admin(page(otherPages, (m) => m.UserInsertRoute)) },
       { path: 'users/:name/edit', element: admin(page(otherPages, (m) => m.UserEditRoute)) },
       { path: 'audit', element: admin(page(otherPages, (m) => m.AuditRoute)) },
+      { path: 'tokens', element: page(otherPages, (m) => m.ApiTokensRoute) },
       { path: '*', element: <NotFound /> },
     ],
   },

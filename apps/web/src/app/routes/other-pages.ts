@@ -11,6 +11,6 @@ export {
 } from './peer-node-groups';
 export { RevisionDiffRoute, RevisionRoute, RevisionsRoute } from './revisions';
 export { StatusRoute } from './status';
-export { UserEditRoute, UserInsertRoute, UsersRoute } from './users';
+export { ApiTokensRoute, UserEditRoute, UserInsertRoute, UsersRoute } from './users';
 export { XsiNetworkEditRoute, XsiNetworkInsertRoute, XsiNetworksRoute } from './xsi-networks';
 export { TargetSetForm } from '@/features/target-sets/components/target-set-form';

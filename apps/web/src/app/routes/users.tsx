@@ -10,6 +10,8 @@ import { useUsers } from '@/features/users/api/get-users';
 import { useUpdateUser } from '@/features/users/api/update-user';
 import { UserForm } from '@/features/users/components/user-form';
 import { UsersList } from '@/features/users/components/users-list';
+import { ApiTokens } from '@/features/users/components/api-tokens';
+import { useUser } from '@/lib/auth';
 import { SavedNotice } from './saved-notice';
 
 const TRAIL = ['Administration'];
@@ -45,6 +47,17 @@ export function UsersRoute() {
       ) : (
         !users.isError && <Loading what="users" />
       )}
+      <ApiTokens everyone />
+    </Page>
+  );
+}
+
+/** Every user's own API tokens (the Users page shows admins everyone's). */
+export function ApiTokensRoute() {
+  const { data: user } = useUser();
+  return (
+    <Page trail={['Account']} title="API tokens">
+      <ApiTokens everyone={user?.role === 'admin'} />
     </Page>
   );
 }

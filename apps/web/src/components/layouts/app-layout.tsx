@@ -44,6 +44,7 @@ export function MenuTree() {
           </ul>
         </li>
         <Item to="/revisions">Revisions</Item>
+        <Item to="/tokens">API tokens</Item>
         {user?.role === 'admin' && (
           <li>
             <span className="tree-folder">Administration</span>
