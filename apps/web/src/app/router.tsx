@@ -95,6 +95,7 @@ export const routes: RouteObject[] = [
       { path: 'status', element: page(otherPages, (m) => m.StatusRoute) },
       { path: 'alarms', element: page(otherPages, (m) => m.AlarmsRoute) },
       { path: 'revisions', element: page(otherPages, (m) => m.RevisionsRoute) },
+      { path: 'import', element: editor(page(otherPages, (m) => m.ImportRoute)) },
       { path: 'revisions/diff', element: page(otherPages, (m) => m.RevisionDiffRoute) },
       { path: 'revisions/:revision', element: page(otherPages, (m) => m.RevisionRoute) },
       { path: 'users', element: admin(page(otherPages, (m) => m.UsersRoute)) },

@@ -51,6 +51,8 @@ export function setUnauthenticatedHandler(handler: (() => void) | null) {
 
 interface RequestOptions {
   body?: unknown;
+  /** A body sent as it is rather than as JSON (a CSV file), with its content type. */
+  text?: { content: string; type: string };
   ifMatch?: string | null;
   signal?: AbortSignal;
 }
@@ -81,6 +83,7 @@ export async function request<T>(
 ): Promise<Versioned<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.text) headers['content-type'] = options.text.type;
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   if (options.ifMatch) headers['if-match'] = options.ifMatch;
   let response: Response;
@@ -89,7 +92,9 @@ export async function request<T>(
       method,
       headers,
       credentials: 'same-origin',
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body:
+        options.text?.content ??
+        (options.body === undefined ? undefined : JSON.stringify(options.body)),
       signal: options.signal,
     });
   } catch (err) {
@@ -116,6 +121,8 @@ export async function request<T>(
 export const api = {
   get: <T>(url: string, signal?: AbortSignal) => request<T>('GET', url, { signal }),
   post: <T>(url: string, body?: unknown) => request<T>('POST', url, { body }),
+  postText: <T>(url: string, content: string, type: string) =>
+    request<T>('POST', url, { text: { content, type } }),
   put: <T>(url: string, body: unknown, ifMatch: string | null) =>
     request<T>('PUT', url, { body, ifMatch }),
   delete: (url: string, ifMatch: string | null) => request<null>('DELETE', url, { ifMatch }),

@@ -37,7 +37,15 @@ export function RevisionsRoute() {
   };
 
   return (
-    <Page trail={[]} title="Revisions">
+    <Page
+      trail={[]}
+      title="Revisions"
+      toolbar={
+        <a className="btn btn-secondary" href="/api/export/source-csv" download>
+          Export (source CSV)
+        </a>
+      }
+    >
       {done && <Alert tone="success" title={done} />}
       {revisions.isError && <Alert tone="error" title={revisions.error.message} />}
       {revisions.data ? (

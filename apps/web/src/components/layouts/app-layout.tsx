@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { NavLink, useLocation, useNavigate } from 'react-router';
 import { Button } from '@/components/ui/button';
-import { useLogout, useUser } from '@/lib/auth';
+import { canEdit, useLogout, useUser } from '@/lib/auth';
 
 function Item({ to, children }: { to: string; children: ReactNode }) {
   return (
@@ -44,6 +44,7 @@ export function MenuTree() {
           </ul>
         </li>
         <Item to="/revisions">Revisions</Item>
+        {canEdit(user) && <Item to="/import">Import</Item>}
         <Item to="/tokens">API tokens</Item>
         {user?.role === 'admin' && (
           <li>

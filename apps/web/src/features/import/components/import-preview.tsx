@@ -1,0 +1,109 @@
+import type { SourceCsvPreview } from '../api/preview-source-csv';
+
+const show = (value: unknown) =>
+  value === undefined ? '' : JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ');
+
+/** "targetSets.7" → "Target Set 7", "options.forwardedPorts.1" → "options › forwardedPorts › 1". */
+function describePath(path: string): string {
+  const [collection, key, ...rest] = path.split('.');
+  const nouns: Record<string, string> = {
+    targetSets: 'Target Set',
+    appServers: 'Application server',
+    xsiNetworks: 'XSI network',
+    peerNodeGroups: 'Peer node group',
+  };
+  const noun = nouns[collection ?? ''];
+  const head =
+    noun && key !== undefined ? `${noun} ${key}` : [collection, key].filter(Boolean).join(' › ');
+  return [head, ...rest].join(' › ');
+}
+
+type Row = { kind: 'Added' | 'Removed' | 'Changed'; path: string; old?: unknown; new?: unknown };
+
+/** What importing the file would do: its problems, the columns not imported, and the changes. */
+export function ImportPreview({ preview }: { preview: SourceCsvPreview }) {
+  const rows: Row[] = [
+    ...preview.changes.added.map((c) => ({ kind: 'Added' as const, path: c.path, new: c.value })),
+    ...preview.changes.removed.map((c) => ({
+      kind: 'Removed' as const,
+      path: c.path,
+      old: c.value,
+    })),
+    ...preview.changes.changed.map((c) => ({
+      kind: 'Changed' as const,
+      path: c.path,
+      old: c.old,
+      new: c.new,
+    })),
+  ];
+  return (
+    <>
+      <section aria-labelledby="import-problems">
+        <h2 id="import-problems">Problems</h2>
+        {preview.problems.length === 0 ? (
+          <p>None: the file can be committed.</p>
+        ) : (
+          <ul className="import-problems">
+            {preview.problems.map((p, i) => (
+              <li key={i}>
+                <strong>{p.path}</strong>: {p.message}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="import-not-imported">
+        <h2 id="import-not-imported">Not imported</h2>
+        {preview.notImported.length === 0 ? (
+          <p>Every column of the file is imported.</p>
+        ) : (
+          <ul>
+            {preview.notImported.map((n) => (
+              <li key={`${n.table}.${n.column}`}>
+                {n.message} (line {n.line})
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="import-changes">
+        <h2 id="import-changes">Changes against revision {preview.basedOn}</h2>
+        {rows.length === 0 ? (
+          <p>
+            {preview.problems.length === 0
+              ? 'None: the file is the running configuration.'
+              : 'Shown once the file has no problems in its rows.'}
+          </p>
+        ) : (
+          <div className="table-scroll">
+            <table className="data-table">
+              <caption className="visually-hidden">What the import changes</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Change</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Before</th>
+                  <th scope="col">After</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={`${row.kind}:${row.path}`}>
+                    <td>{row.kind}</td>
+                    <td>{describePath(row.path)}</td>
+                    <td>
+                      <code>{show(row.old)}</code>
+                    </td>
+                    <td>
+                      <code>{show(row.new)}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
