@@ -51,7 +51,7 @@ export function OptionsRoute() {
       {snmpTraps.isError && <Alert tone="error" title={snmpTraps.error.message} />}
       {snmpTraps.data && (
         <SnmpTrapsForm
-          key={trapsVersion}
+          key={`snmp-traps-${trapsVersion}`}
           view={snmpTraps.data.data}
           etag={snmpTraps.data.etag}
           readOnly={user?.role !== 'admin'}
