@@ -219,6 +219,38 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     });
   });
 
+  it("imports the source product's CSV: preview, then one commit; a bad cell is named and nothing is committed", async () => {
+    const exported = (await admin.get('/api/export/source-csv')).body;
+    const lines = exported.split(/\r?\n/);
+    // The IpfeListTsa table's header row, then Target Set 1's row.
+    const headerAt = lines.findIndex((l) => l.startsWith('IpfeListTsa,'));
+    const header = lines[headerAt]!.split(',');
+    const row = headerAt + 1;
+    const withWeight = (weight: string) => {
+      const cells = lines[row]!.split(',');
+      cells[header.indexOf('Server2Weighting')] = weight;
+      return lines.map((l, i) => (i === row ? cells.join(',') : l)).join('\r\n');
+    };
+    writeFileSync(file('bad.csv'), withWeight('heavy'));
+    const before = snapshot(t.app);
+    const bad = await ipfe(['import', 'bad.csv']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(new RegExp(`^bad\\.csv:${row + 1}: Server2Weighting: .+`, 'm'));
+    expect(bad.stderr).toMatch(/bad\.csv: 1 problem; nothing committed\n$/);
+    expect(snapshot(t.app)).toEqual(before);
+
+    writeFileSync(file('site.csv'), withWeight('300'));
+    const imported = await ipfe(['import', 'site.csv']);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain('Import of site.csv against revision 7:\n');
+    expect(imported.stdout).toContain('  ~ targetSets.1.servers.1.weight: 100 → 300\n');
+    expect(imported.stdout).toContain('Imported site.csv: revision 8\n');
+    expect((await admin.get('/api/target-sets/1')).json().servers[1].weight).toBe(300);
+    expect((await ipfe(['import', 'site.csv'])).stdout).toBe(
+      'No changes: site.csv matches revision 8; nothing committed\n',
+    );
+  });
+
   it('answers --help for each command, and refuses unknown options and commands with the usage', async () => {
     for (const command of ['export', 'plan', 'apply', 'status', 'rollback', 'import']) {
       const help = await ipfe([command, '--help']);

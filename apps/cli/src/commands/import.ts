@@ -32,11 +32,7 @@ export const importCommand: Command = {
       throw new CliError(`${file}: ${error.message}`);
     }
     const { basedOn, changes, problems, notImported } = preview.body as SourceCsvPreview;
-    for (const column of notImported) {
-      context.err(
-        `${file}:${column.line}: ${column.table}.${column.column} not imported: ${column.message}`,
-      );
-    }
+    for (const column of notImported) context.err(`${file}:${column.line}: ${column.message}`);
     if (problems.length > 0) {
       const lines = problems.map(
         (p) =>
@@ -53,16 +49,17 @@ export const importCommand: Command = {
     context.out(`Import of ${file} against revision ${basedOn}:`);
     for (const line of changeLines(changes)) context.out(`  ${line}`);
     context.out(changeSummary(changes));
+    // The OAM takes the previewed revision as ?basedOn; If-Match says the same to a proxy or log.
     const answer = await client.request<RevisionInfo | ErrorBody>(
       'POST',
-      '/api/import/source-csv',
+      `/api/import/source-csv?basedOn=${basedOn}`,
       {
         raw: { text, contentType: CSV },
         headers: { 'if-match': `"${basedOn}"` },
-        accept: [409],
+        accept: [400, 409],
       },
     );
-    if (answer.status === 409) {
+    if (answer.status !== 200 && answer.status !== 201) {
       throw new CliError(
         `${file}: refused, nothing committed: ${(answer.body as ErrorBody).error.message}`,
       );
