@@ -134,6 +134,8 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     labelNames: ['notification', 'outcome'],
     registers: [registry],
   });
+  for (const notification of ['raised', 'cleared'])
+    for (const outcome of ['sent', 'failed']) traps.inc({ notification, outcome }, 0);
   return {
     registry,
     pushAnswered({ slot, outcome, seconds }) {

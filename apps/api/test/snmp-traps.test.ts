@@ -210,12 +210,14 @@ describe('traps of alarms raised and cleared', () => {
   const SERVERS = ['127.162.1.1', '127.162.1.2'];
   const V2C = { host: '127.162.0.1', port: 16201 };
   const V3 = { host: '127.162.0.2', port: 16202 };
+  const V6 = { host: '::1', port: 16203 };
   const agentBin = new URL('../../agent/bin/ipfe-agent.js', import.meta.url).pathname;
   const stateDir = mkdtempSync(join(tmpdir(), 'ipfe-snmp-a1-'));
   let t: TestApp;
   let admin: Client;
   let v2cReceiver: Snmptrapd;
   let v3Receiver: Snmptrapd;
+  let v6Receiver: Snmptrapd;
   let agent: ChildProcess | undefined;
   const reporters: Reporter[] = [];
 
@@ -243,6 +245,9 @@ describe('traps of alarms raised and cleared', () => {
       `createUser -e 0x${engineId} ipfe-nms SHA-256 auth-key-secret AES priv-key-secret`,
       'authUser log ipfe-nms priv',
     ]);
+    v6Receiver = await startSnmptrapd(`udp6:[${V6.host}]:${V6.port}`, [
+      'authCommunity log ipfe-traps',
+    ]);
     await startReporter(SERVERS[0]!);
   }, 60_000);
 
@@ -252,6 +257,7 @@ describe('traps of alarms raised and cleared', () => {
     await Promise.all(reporters.map((r) => r.close()));
     await v2cReceiver?.stop();
     await v3Receiver?.stop();
+    await v6Receiver?.stop();
     rmSync(stateDir, { recursive: true, force: true });
   });
 
@@ -286,6 +292,7 @@ describe('traps of alarms raised and cleared', () => {
   it('sends each alarm raised and cleared to every destination, with its varbinds', async () => {
     const destinations = [
       { ...V2C, version: 'v2c', community: 'ipfe-traps' },
+      { ...V6, version: 'v2c', community: 'ipfe-traps' },
       {
         ...V3,
         version: 'v3',
@@ -328,6 +335,10 @@ describe('traps of alarms raised and cleared', () => {
       expect(field(trap, 'ipfeAlarmText')).toMatch(/^STRING: IPFE A1 does not answer \(.+\)$/);
       expect(field(trap, 'ipfeAlarmClearedAt')).toBeUndefined();
     }
+    const overIpv6 = await waitFor('5101 raised at the IPv6 receiver', async () =>
+      alarmTraps(v6Receiver, 'Raised', 5101).at(0),
+    );
+    expect(field(overIpv6, 'ipfeAlarmId')).toBe(`Gauge32: ${logged.id}`);
 
     // The agent comes up with a Target Set of two servers, one without its reporter.
     const ok = (r: { statusCode: number; body: string }) =>
@@ -387,6 +398,8 @@ describe('traps of alarms raised and cleared', () => {
     expect(metrics).toMatch(
       /^ipfe_oam_snmp_traps_total\{notification="raised",outcome="failed"\} [1-9]/m,
     );
-    expect(v2cReceiver.output() + v3Receiver.output()).not.toMatch(/error|unknown|fail/i);
+    expect(v2cReceiver.output() + v3Receiver.output() + v6Receiver.output()).not.toMatch(
+      /error|unknown|fail/i,
+    );
   }, 120_000);
 });

@@ -103,4 +103,23 @@ describe('AlarmMirror', () => {
     expect(active('A1')).toEqual(['A1:5001:127.0.1.2']);
     expect(cleared()).toEqual([`A1:${UNREACHABLE_ALARM.code}@${T2}`]);
   });
+  it('tells its listeners of each alarm raised and cleared once logged, and a throwing one breaks nothing', () => {
+    const events: string[] = [];
+    mirror.onAlarm(() => {
+      throw new Error('a listener that fails');
+    });
+    mirror.onAlarm(({ kind, alarm }) =>
+      events.push(`${kind} ${alarm.id} ${alarm.code} ${alarm.clearedAt ?? '-'}`),
+    );
+    mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T0);
+    mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T1);
+    mirror.unreachable('A1', 'ECONNREFUSED', T2);
+    const [raised, unreachable] = [repository.history(1)[0]!, repository.activeAlarms('A1')[0]!];
+    expect(events).toEqual([
+      `raised ${raised.id} 5001 -`,
+      `cleared ${raised.id} 5001 ${T2}`,
+      `raised ${unreachable.id} ${UNREACHABLE_ALARM.code} -`,
+    ]);
+    expect(active()).toEqual([`A1:${UNREACHABLE_ALARM.code}:-`]);
+  });
 });
