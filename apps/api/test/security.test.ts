@@ -59,7 +59,9 @@ async function routes(): Promise<{ method: string; url: string }[]> {
 }
 
 const PUBLIC = new Set(['POST /api/session', 'GET /api/session', 'GET /api/health']);
-const ADMIN_ONLY = /^\/api\/(users|audit)/;
+const ADMIN_ONLY = /^\/api\/(users|audit|tokens)/;
+/** Every user's own API tokens: any role creates, lists and revokes them. */
+const OWN_TOKENS = /^\/api\/users\/me\/tokens/;
 
 describe('who may call what: every route of the OpenAPI document, with each role', () => {
   it('answers 401 without a session to every route but login, who is logged in, and health', async () => {
@@ -79,6 +81,15 @@ describe('who may call what: every route of the OpenAPI document, with each role
   it('answers 403 to a viewer on every write route, and an operator on users and audit', async () => {
     for (const { method, url } of await routes()) {
       if (PUBLIC.has(`${method} ${url}`) || url === '/api/session') continue;
+      if (OWN_TOKENS.test(url)) {
+        const own = await clients.viewer.request({
+          method: method as 'GET',
+          url,
+          payload: method === 'POST' ? {} : undefined,
+        });
+        expect(own.statusCode, `viewer ${method} ${url}`).not.toBe(403);
+        continue;
+      }
       const write = method !== 'GET';
       const viewer = await clients.viewer.request({
         method: method as 'GET',
