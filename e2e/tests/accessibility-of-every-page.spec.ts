@@ -37,6 +37,7 @@ test.describe('as an operator', () => {
       ['/peer-node-groups/insert', 'Peer Node Groups [Insert]'],
       ['/peer-node-groups/e2e-9-peers/edit', 'Peer Node Groups [Edit]'],
       ['/revisions', 'Revisions'],
+      ['/import', 'Import'],
       [`/revisions/${revisions}`, `Revision ${revisions}`],
       [`/revisions/diff?from=${revisions - 1}&to=${revisions}`, /Compare revision/],
       ['/no-such-page', 'Page not found'],

@@ -102,6 +102,7 @@ test('an operator in an 800-px window reaches every page through the folded menu
     ['/status', 'Status & Manage'],
     ['/alarms', 'Alarms'],
     ['/revisions', 'Revisions'],
+    ['/import', 'Import'],
     ['/users', 'Users'],
     ['/audit', 'Audit log'],
   ];

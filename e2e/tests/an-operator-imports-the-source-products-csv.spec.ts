@@ -1,0 +1,98 @@
+import { authFile } from '../support/env';
+import { expect, expectAccessible, test } from '../support/fixtures';
+
+test.use({ storageState: authFile('operator') });
+
+/** A row of `table` in the layout of its header in `file`, the named cells filled in. */
+function rowOf(file: string, table: string, cells: Record<string, string>) {
+  const header = file.split('\r\n').find((line) => line.startsWith(`${table},`))!;
+  return header
+    .split(',')
+    .map((name, i) => (i === 0 ? table : (cells[name] ?? '')))
+    .join(',');
+}
+
+test("an operator imports the source product's CSV, sees the preview, commits and sees the Target Set", async ({
+  page,
+  api,
+}) => {
+  const lab = await api.lab(71);
+  const [mp1] = lab.servers;
+  const { body } = await api.get('/api/target-sets');
+  const taken = new Set((body.items as { number: number }[]).map((ts) => ts.number));
+  const number = [...Array(32).keys()].map((i) => 32 - i).find((n) => !taken.has(n))!;
+
+  // The operator's file: the running configuration exported, a Target Set added to it, and a
+  // column of the source product that this OAM has no field for.
+  const exported = await page.request.get('/api/export/source-csv');
+  expect(exported.ok()).toBe(true);
+  const lines = (await exported.text()).trimEnd().split('\r\n');
+  const options = lines.findIndex((line) => line.startsWith('IpfeOption,'));
+  lines[options] += ',PacketRateLimit';
+  lines[options + 1] += ',150000';
+  const file = lines.join('\r\n');
+  const row = (weight: string) =>
+    rowOf(file, 'IpfeListTsa', {
+      TsNumber: String(number),
+      Family: 'IPv4',
+      LoadBalanceAlgorithm: 'Least Load',
+      Address: lab.tsa4,
+      ActiveIpfe: 'IPFE-A1',
+      Server1IpAddress: mp1!.v4,
+      Server1Description: 'moved in',
+      Server1Weighting: weight,
+    });
+
+  await page.goto('/target-sets');
+  await page
+    .getByRole('navigation', { name: 'Main menu' })
+    .getByRole('link', { name: 'Import' })
+    .click();
+  await expect(page.getByRole('heading', { name: 'Import' })).toBeVisible();
+  const chooser = page.getByLabel('Source CSV file');
+
+  // A bad cell is named by line and column, and nothing can be committed.
+  const badLine = lines.length + 1;
+  await chooser.setInputFiles({
+    name: 'bad.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`${file}\r\n${row('heavy')}\r\n`),
+  });
+  await expect(
+    page.getByText(
+      `line ${badLine}, column Server1Weighting: Weighting must be a whole number from 0 to 65535`,
+    ),
+  ).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Commit' })).toHaveCount(0);
+  await expectAccessible(page, 'the preview of a file with a problem');
+
+  await chooser.setInputFiles({
+    name: 'site.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`${file}\r\n${row('100')}\r\n`),
+  });
+  await expect(page.getByText('None: the file can be committed.')).toBeVisible();
+  await expect(page.getByText('not imported: column PacketRateLimit of IpfeOption')).toBeVisible();
+  const changes = page.getByRole('table', { name: 'What the import changes' });
+  await expect(changes.getByRole('row')).toHaveCount(2);
+  await expect(
+    changes.getByRole('row', { name: new RegExp(`^Added Target Set ${number} `) }),
+  ).toBeVisible();
+
+  await expectAccessible(page, 'the preview of a file without problems');
+
+  api.track(`/api/target-sets/${number}`);
+  await page.getByRole('button', { name: 'Commit' }).click();
+  await expect(page.getByText(/^Imported site\.csv as revision \d+\.$/)).toBeVisible();
+  await page.getByRole('link', { name: 'See the Target Sets' }).click();
+  await expect(page.getByRole('heading', { name: 'Target Sets [View]' })).toBeVisible();
+  await expect(page.getByRole('table', { name: `IP list of Target Set ${number}` })).toContainText(
+    mp1!.v4,
+  );
+
+  // The same layout comes out of the Revisions page.
+  await page.getByRole('link', { name: 'Revisions', exact: true }).click();
+  const download = page.waitForEvent('download');
+  await page.getByRole('link', { name: 'Export (source CSV)' }).click();
+  expect((await download).suggestedFilename()).toMatch(/^ipfe-source-r\d+\.csv$/);
+});
