@@ -176,6 +176,27 @@ describe('trap destinations (GET/PUT /api/options/snmp-traps)', () => {
     expect(broken.statusCode).toBe(400);
   });
 
+  it.each([
+    [[], ''],
+    [{}, 'destinations'],
+    [{ destinations: [null] }, 'destinations.0'],
+    [{ destinations: [42] }, 'destinations.0'],
+    [{ destinations: {} }, 'destinations'],
+    [{ destinations: [{ ...v2c, host: '1'.repeat(100_000) }] }, 'destinations.0.host'],
+    [{ destinations: [{ ...v2c, community: 'x\u0000y' }] }, 'destinations.0.community'],
+    [{ destinations: [{ ...v3, user: 'ünïcode' }] }, 'destinations.0.user'],
+    [{ destinations: [], extra: true }, 'extra'],
+  ])(
+    'answers 400 to hostile body %#, naming the field, and changes nothing',
+    async (body, path) => {
+      const before = (await admin.get(TRAPS)).headers.etag as string;
+      const response = await admin.put(TRAPS, body, before);
+      expect(response.statusCode, response.body).toBe(400);
+      expect(Object.keys(fieldsOf(response))).toContain(path);
+      expect((await admin.get(TRAPS)).headers.etag).toBe(before);
+    },
+  );
+
   it('needs the ETag it read, and refuses a stale one', async () => {
     const missing = await admin.put(TRAPS, { destinations: [v2c] });
     expect(missing.statusCode).toBe(428);

@@ -101,11 +101,14 @@ export const snmpTrapDestinationInputSchema = z.discriminatedUnion(
   'version',
   [v2cInputSchema, v3InputSchema],
   {
-    error: (issue) =>
-      issue.code === 'invalid_union' &&
-      (issue.input as { version?: unknown } | undefined)?.version === undefined
+    error: (issue) => {
+      const input = issue.input;
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        return 'A trap destination must be an object with an address, a port and a version';
+      return (input as { version?: unknown }).version === undefined
         ? 'Version is required: v2c or v3'
-        : `Version must be one of: ${SNMP_VERSIONS.join(', ')}`,
+        : `Version must be one of: ${SNMP_VERSIONS.join(', ')}`;
+    },
   },
 );
 export type SnmpTrapDestinationInput = z.output<typeof snmpTrapDestinationInputSchema>;
