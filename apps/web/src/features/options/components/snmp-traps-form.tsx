@@ -308,7 +308,7 @@ export function SnmpTrapsForm({
         {readOnly && (
           <p className="page-note">Read-only: only an admin may change the trap destinations.</p>
         )}
-        <fieldset disabled={readOnly} className="plain">
+        <fieldset disabled={readOnly} className="plain trap-destinations">
           {fields.length === 0 && <p className="section-text">No trap destinations.</p>}
           {fields.map((field, index) => (
             <DestinationFields
