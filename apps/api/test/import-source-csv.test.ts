@@ -292,6 +292,15 @@ describe('a bad file is refused with every problem named, and commits nothing', 
     ]);
   });
 
+  it('names what a row that stops after its table name lacks', async () => {
+    expect(await refused(`${SOURCE_FILE}\r\nIpfeListTsa`)).toEqual([
+      'line 6, column TsNumber: Target Set number is required',
+      'line 6, column Family: Family is required',
+      'line 6, column Address: Primary Public IP Address is required',
+      'line 6, column Server1IpAddress: The Target Set IP List needs at least one server',
+    ]);
+  });
+
   it('names a CSV syntax error with its line', async () => {
     const file = SOURCE_FILE.replace('east rack', 'east "rack');
     expect(await refused(file)).toEqual([

@@ -313,15 +313,13 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
     if (!read) continue;
     if (table.key) {
       const keyColumn = header.columns.find((c) => c.column.name === table.key)!;
-      const key = row.cells[keyColumn.at]!.trim().toLowerCase();
+      // A row may end before its key cell (trailing cells left out): the schema says it is needed.
+      const cell = (row.cells[keyColumn.at] ?? '').trim();
+      const key = cell.toLowerCase();
       const earlier = keys.get(`${table.name}\n${key}`);
       if (key !== '' && earlier !== undefined) {
         out.problems.push(
-          problem(
-            row.line,
-            table.key,
-            `${table.noun} ${row.cells[keyColumn.at]!.trim()} is on line ${earlier} already`,
-          ),
+          problem(row.line, table.key, `${table.noun} ${cell} is on line ${earlier} already`),
         );
         continue;
       }

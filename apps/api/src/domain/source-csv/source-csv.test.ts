@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import {
   type Configuration,
 } from '@ipfe/schema';
 import { readSourceCsv } from './read.ts';
+import { TABLES } from './tables.ts';
 import { writeSourceCsv } from './write.ts';
 
 const descriptionText = fc.stringMatching(/^[A-Za-z0-9 ._-]{0,20}$/);
@@ -139,13 +141,27 @@ describe('the source CSV mapping', () => {
   });
 
   it('never throws on any text, and a file it takes passes every rule', () => {
-    const lines = writeSourceCsv(emptyConfiguration()).split('\r\n');
+    const sample = fc.sample(configuration, { numRuns: 20, seed: 17 });
+    const lines = sample.flatMap((c) => writeSourceCsv(c).split('\r\n'));
+    // A line of a valid file with one cell replaced by anything.
+    const mutated = fc
+      .record({
+        line: fc.constantFrom(...lines),
+        at: fc.nat(40),
+        cell: fc.string({ maxLength: 12 }),
+      })
+      .map(({ line, at, cell }) => {
+        const cells = line.split(',');
+        cells[1 + (at % Math.max(1, cells.length - 1))] = cell;
+        return cells.join(',');
+      });
     const file = fc.oneof(
       fc.string({ maxLength: 300 }),
       fc
         .array(
           fc.oneof(
             fc.constantFrom(...lines),
+            mutated,
             fc
               .array(
                 fc.oneof(
@@ -158,7 +174,7 @@ describe('the source CSV mapping', () => {
               )
               .map((cells) => cells.join(',')),
           ),
-          { maxLength: 8 },
+          { maxLength: 40 },
         )
         .map((l) => l.join('\n')),
     );
@@ -171,5 +187,15 @@ describe('the source CSV mapping', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('is the mapping docs/migration.md lists, every table and column', () => {
+    const doc = readFileSync(new URL('../../../../../docs/migration.md', import.meta.url), 'utf8');
+    for (const table of TABLES) {
+      expect(doc).toContain(`\`${table.name}\``);
+      const columns = [...table.columns, ...(table.numbered?.columns(1) ?? [])];
+      for (const column of columns)
+        expect(doc, `${table.name}.${column.name}`).toContain(`\`${column.name}\``);
+    }
   });
 });

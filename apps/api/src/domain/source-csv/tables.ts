@@ -14,8 +14,8 @@ import { choice, flag, freeText, int, list, portRange, text, type CellKind } fro
 /**
  * The mapping between the source product's bulk-export CSV and our configuration: one entry per
  * record type (the table name in a row's first cell), one per column. `field` is the path of the
- * value in the entity as our schema takes it; `known` says whether the source's own spelling of
- * the column is known (docs/migration.md lists both kinds).
+ * value in the entity as our schema takes it. Only the two table names of the source are known;
+ * the column spellings follow the source GUI's field labels (docs/migration.md says which).
  */
 export interface Column {
   name: string;
@@ -23,7 +23,6 @@ export interface Column {
   label: string;
   field: string;
   kind: CellKind;
-  known: boolean;
 }
 
 export type Collection = 'options' | Exclude<keyof Configuration, 'options'>;
@@ -50,7 +49,6 @@ const col = (name: string, label: string, field: string, kind: CellKind = text):
   label,
   field,
   kind,
-  known: false,
 });
 
 const SLOT_LABELS = Object.fromEntries(IPFE_SLOTS.map((s) => [s, `IPFE-${s}`]));
@@ -212,8 +210,3 @@ export const TABLES: readonly Table[] = [
   ipfePeerNodeGroup,
   ipfeListTsa,
 ];
-
-/** The source product's own table names (the issue names them); the other three are ours. */
-export const SOURCE_TABLES = new Set(['IpfeOption', 'IpfeListTsa']);
-
-export const tableNamed = (name: string) => TABLES.find((t) => t.name === name);
