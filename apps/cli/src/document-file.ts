@@ -85,5 +85,9 @@ export function readDocumentFile(path: string, file: string): DocumentFile {
 
 /** One line per problem: "site.yaml:12:9: config.targetSets.0.servers.1.weight: …". */
 export function problemLines(document: DocumentFile, problems: FieldError[]): string[] {
-  return problems.map((p) => `${document.where(p.path)}: ${p.path}: ${p.message}`);
+  return problems.map((p) =>
+    p.path
+      ? `${document.where(p.path)}: ${p.path}: ${p.message}`
+      : `${document.file}: ${p.message}`,
+  );
 }

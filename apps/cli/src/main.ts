@@ -78,7 +78,12 @@ function connectionOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv) {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new UsageError(`--url (or IPFE_URL) must be an http(s) URL, not ${JSON.stringify(url)}`);
   }
-  const token = (values.token as string | undefined) ?? env.IPFE_TOKEN;
+  const token = ((values.token as string | undefined) ?? env.IPFE_TOKEN)?.trim();
+  if (token && !/^[\x21-\x7e]+$/.test(token)) {
+    throw new UsageError(
+      '--token (or IPFE_TOKEN) holds spaces or characters no token has; paste the token alone',
+    );
+  }
   if (!token) {
     throw new CliError(
       'no API token: set IPFE_TOKEN (or pass --token); create one on the Users page of the OAM',

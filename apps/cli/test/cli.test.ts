@@ -167,6 +167,13 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     expect(unknown.stderr.split('\n')[0]).toBe(
       `site.yaml:${lineOf('site.yaml', /colour: red/)}:${columnOf('site.yaml', 'colour')}: config.targetSets.0.colour: colour is not a field here`,
     );
+    writeFileSync(
+      file('proto.yaml'),
+      'formatVersion: 1\n__proto__: { polluted: true }\nconfig: {}\n',
+    );
+    const proto = await ipfe(['plan', 'proto.yaml']);
+    expect(proto.code).toBe(1);
+    expect(proto.stderr).toMatch(/^ipfe plan: proto\.yaml: .*__proto__/);
     writeFileSync(file('list.yaml'), '- 1\n- 2\n');
     expect((await ipfe(['plan', 'list.yaml'])).stderr).toMatch(
       /^ipfe plan: list\.yaml: not a config document/,
@@ -262,6 +269,10 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     expect(unknown.code).toBe(64);
     expect(unknown.stderr).toMatch(/^ipfe plan: Unknown option '--force'/);
     expect((await ipfe(['deploy'])).code).toBe(64);
+    expect(await ipfe(['status'], { IPFE_TOKEN: 'ipfe_two words' })).toMatchObject({
+      code: 64,
+      stderr: expect.stringMatching(/IPFE_TOKEN\) holds spaces/),
+    });
     expect((await ipfe(['status'], { IPFE_URL: 'ftp://oam' })).stderr).toMatch(
       /must be an http\(s\) URL/,
     );
