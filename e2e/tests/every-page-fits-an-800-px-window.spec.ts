@@ -104,6 +104,7 @@ test('an operator in an 800-px window reaches every page through the folded menu
     ['/revisions', 'Revisions'],
     ['/import', 'Import'],
     ['/users', 'Users'],
+    ['/tokens', 'API tokens'],
     ['/audit', 'Audit log'],
   ];
   for (const [path, name] of pages) {
