@@ -24,13 +24,15 @@ import {
 const REFRESH_EVERY_MS = 250;
 /**
  * How often the records are read (listing them costs in proportion to their number): for a mate
- * to tell of new flows, every 250 ms within 5 % of a core; with none, for the counts alone, at the
- * kernel path's pace (every second, 2 %).
+ * to tell of new flows, every 250 ms within 5 % of a core; with none, only for the count of open
+ * connections per server on the Status page, every 5 s within 1 %. The counters (opened, refused,
+ * bytes: a few elements per TSA and server) are read every second in between.
  */
 const RECORD_READS = {
   forMate: { everyMs: 250, shareOfCore: 0.05 },
-  alone: { everyMs: 1000, shareOfCore: 0.02 },
+  alone: { everyMs: 5000, shareOfCore: 0.01 },
 };
+const COUNTER_READS = { everyMs: 1000, shareOfCore: 0.02 };
 /**
  * How long after taking a TSA over this node adopts flows it has no record of (by the stateless
  * table): the mate tells of every flow within a read interval, so only those it opened just
@@ -83,6 +85,9 @@ const COUNTED = {
   opened: { 4: 'opened4', 6: 'opened6' },
   refused: { 4: 'refused4', 6: 'refused6' },
 } as const;
+const COUNTED_SETS: ReadonlySet<string> = new Set(
+  Object.values(COUNTED).flatMap((byFamily) => Object.values(byFamily)),
+);
 
 /**
  * The transparent data path: a layer-3 forwarder that rewrites nothing (the source product's
@@ -125,6 +130,7 @@ export class DirectDataPlane implements DataPlane {
   #gainedAt = new Map<string, number>();
   #plan: ForwardingPlan | null = null;
   #nextCount = 0;
+  #nextRecords = 0;
   #reader: NodeJS.Timeout | null = null;
   #reading = false;
   #active = new Map<string, number>();
@@ -432,16 +438,21 @@ export class DirectDataPlane implements DataPlane {
   async #read() {
     const now = this.deps.now();
     if (this.#reading || now < this.#nextCount) return;
+    const records = now >= this.#nextRecords;
     this.#reading = true;
     try {
-      await this.#count(now);
+      await this.#count(now, records);
     } finally {
       this.#reading = false;
-      this.#nextCount = nextReadAt(
-        now,
-        this.deps.now(),
-        this.deps.hasMate?.() ? RECORD_READS.forMate : RECORD_READS.alone,
-      );
+      const done = this.deps.now();
+      if (records) {
+        // The counters' own cost is not known from a read of the records too.
+        const pace = this.deps.hasMate?.() ? RECORD_READS.forMate : RECORD_READS.alone;
+        this.#nextRecords = nextReadAt(now, done, pace);
+        this.#nextCount = Math.min(now + COUNTER_READS.everyMs, this.#nextRecords);
+      } else {
+        this.#nextCount = Math.min(nextReadAt(now, done, COUNTER_READS), this.#nextRecords);
+      }
     }
   }
 
@@ -449,6 +460,7 @@ export class DirectDataPlane implements DataPlane {
   mateReset(): void {
     this.#shared.clear();
     this.#nextCount = 0;
+    this.#nextRecords = 0;
   }
 
   /** Flow records the mate told of. */
@@ -465,12 +477,15 @@ export class DirectDataPlane implements DataPlane {
     for (const [key, { until }] of this.#mateFlows) if (until <= now) this.#mateFlows.delete(key);
   }
 
-  /** Records per server (open flows), and the counters: opened, refused, bytes in. */
-  async #count(now: number) {
+  /**
+   * The counters (opened, refused, bytes in), and with `records` the flow records: open flows per
+   * server, and what to tell the mate. Without, the last read's open flows stand.
+   */
+  async #count(now: number, records: boolean) {
     const plan = this.#plan;
     if (!plan || !this.#nft.programmed) return;
-    const owners = this.#recordOwners(plan);
-    const listed = await listSets('netdev', this.#table, [...this.#sets]);
+    const names = [...this.#sets].filter((name) => records || COUNTED_SETS.has(name));
+    const listed = await listSets('netdev', this.#table, names);
     if (!listed) {
       this.#nft.forget(); // the table is gone: program it again
       this.#mapContents = new Map();
@@ -488,10 +503,6 @@ export class DirectDataPlane implements DataPlane {
     };
     const opened = new Map<string, number>();
     const refused = new Map<number, number>();
-    const active = new Map<string, number>();
-    let connections = 0;
-    const own = new Set<string>();
-    const recordsByTsa = recordsOf(plan, owners, listed);
     for (const p of plan.tsas) {
       const family = p.family === 6 ? 6 : 4;
       refused.set(
@@ -504,21 +515,36 @@ export class DirectDataPlane implements DataPlane {
         entry.in = bytesIn;
         this.deps.bytes.set(p.tsa, entry);
       }
+      for (const s of p.servers) {
+        const sid = this.#serverId(s.address);
+        opened.set(
+          `${p.tsa}|${s.address}`,
+          counter(COUNTED.opened[family], p.tsa, sid)?.packets ?? 0,
+        );
+      }
+    }
+    this.#opened = opened;
+    this.#refused = refused;
+    if (records) this.#countRecords(plan, listed, now);
+  }
+
+  /** Open flows per server from the listed record sets, and the new ones told to the mate. */
+  #countRecords(plan: ForwardingPlan, listed: Map<string, NftSetElement[]>, now: number) {
+    const active = new Map<string, number>();
+    let connections = 0;
+    const own = new Set<string>();
+    const recordsByTsa = recordsOf(plan, this.#recordOwners(plan), listed);
+    for (const p of plan.tsas) {
       const records = recordsByTsa.get(p.tsa) ?? [];
       for (const r of records) own.add(flowKey(r.tsa, r.protocol, r.source, r.sourcePort, r.port));
       this.#share(p, records, now);
       for (const s of p.servers) {
-        const key = `${p.tsa}|${s.address}`;
-        const sid = this.#serverId(s.address);
-        opened.set(key, counter(COUNTED.opened[family], p.tsa, sid)?.packets ?? 0);
         const n = records.filter((r) => r.server === s.address).length;
-        active.set(key, n);
+        active.set(`${p.tsa}|${s.address}`, n);
         connections += n;
       }
     }
     this.#own = own;
-    this.#opened = opened;
-    this.#refused = refused;
     this.#active = active;
     this.#connections = connections;
   }

@@ -374,4 +374,31 @@ describe.skipIf(!available)('the direct data path', () => {
     expect(busy.lines.some((l) => l.text.startsWith('lost'))).toBe(false);
     expect(busy.dwas()).toBeGreaterThanOrEqual(10);
   });
+  it('without a mate, counts the connections it opens every second, and those open at its next read of the records', async () => {
+    startAgent('a1');
+    const withMate = config([1, 1, 1]);
+    await push({
+      ...withMate,
+      options: { ...withMate.options, ipfe: { ...withMate.options.ipfe, A2: null } },
+    });
+    await until('A1 alone holds the TSA', () => holder() === 'a1' && !holds('a2'), 30_000);
+    const openedBy = async () =>
+      (await client.ask(`metrics http://${hosts.a1}:8701 ${TOKEN}`)).opened ?? 0;
+    const activeOn = async () =>
+      Object.values(await client.ask(`status http://${hosts.a1}:8701 ${TOKEN}`)).reduce(
+        (sum: number, n) => sum + Number(n),
+        0,
+      );
+    const openedBefore = await openedBy();
+    const activeBefore = await activeOn();
+    const held = await client.ask(`hold ${TSA} 30`);
+    expect(held.none).toBeUndefined();
+    await until('A1 counts the 30 it opened', async () => (await openedBy()) - openedBefore >= 30);
+    // Read every 5 s without a mate (its records are for the Status page alone).
+    await until(
+      'A1 shows the 30 open on its servers',
+      async () => (await activeOn()) - activeBefore >= 30,
+      20_000,
+    );
+  });
 });
