@@ -301,6 +301,14 @@ describe('a bad file is refused with every problem named, and commits nothing', 
     ]);
   });
 
+  it('reads no more rows of a table than the configuration holds', async () => {
+    const networks = Array.from({ length: 40 }, (_, i) => `IpfeXsiNetwork,n${i},10.${i}.0.0/16`);
+    const file = [SOURCE_FILE, 'IpfeXsiNetwork,Name,Network', ...networks].join('\r\n');
+    expect(await refused(file)).toEqual([
+      'line 23: IpfeXsiNetwork holds at most 16 rows: this is one more (the rows after it are not read)',
+    ]);
+  });
+
   it('names a CSV syntax error with its line', async () => {
     const file = SOURCE_FILE.replace('east rack', 'east "rack');
     expect(await refused(file)).toEqual([

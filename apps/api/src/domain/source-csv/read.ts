@@ -303,10 +303,24 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
     header.rows++;
     if (header.broken) continue;
     const list = entities.get(table)!;
-    if (table.single && list.length > 0) {
+    if (table.single && header.rows > 1) {
       out.problems.push(
-        problem(row.line, null, `${table.name} has one row; line ${list[0]!.origin.line} is it`),
+        problem(row.line, null, `${table.name} has one row; line ${header.line + 1} is it`),
       );
+      continue;
+    }
+    // The rules between entities take time that grows faster than the rows: a file is cut off
+    // at what the configuration can hold, before any of that work.
+    if (header.rows > table.maxRows) {
+      if (header.rows === table.maxRows + 1) {
+        out.problems.push(
+          problem(
+            row.line,
+            null,
+            `${table.name} holds at most ${table.maxRows} rows: this is one more (the rows after it are not read)`,
+          ),
+        );
+      }
       continue;
     }
     const read = readRow(table, header, row, out);
@@ -345,7 +359,7 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
       out.problems.push(problem(header.line, null, `${table.name} has a header but no row`));
     }
   }
-  if (out.problems.length > 0) return out;
+  if (out.problems.length > 0) return capped(out);
 
   const candidate = structuredClone(running) as Record<string, unknown>;
   const origins = new Map<string, Origin>();
@@ -360,7 +374,7 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
   }
   const config = candidate as unknown as Configuration;
   allocateMissingRanges(config, running, origins, out);
-  if (out.problems.length > 0) return out;
+  if (out.problems.length > 0) return capped(out);
 
   for (const issue of checkConfiguration(config)) {
     if (issue.severity !== 'error') continue;
@@ -382,6 +396,19 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
   }
   out.candidate = config;
   if (out.problems.length === 0) out.config = config;
+  return capped(out);
+}
+
+/** The problems an operator can act on at once; the rest once those are fixed. */
+export const PROBLEMS_SHOWN = 100;
+
+function capped(out: SourceCsvRead): SourceCsvRead {
+  const more = out.problems.length - PROBLEMS_SHOWN;
+  if (more <= 0) return out;
+  out.problems = [
+    ...out.problems.slice(0, PROBLEMS_SHOWN),
+    problem(null, null, `${more} more problems not shown: fix these first`),
+  ];
   return out;
 }
 

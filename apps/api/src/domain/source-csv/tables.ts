@@ -1,10 +1,14 @@
 import {
+  APP_SERVERS_MAX,
   appServerSchema,
   IPFE_SLOTS,
   optionsSchema,
+  PEER_NODE_GROUPS_MAX,
   peerNodeGroupSchema,
+  TARGET_SET_NUMBER,
   targetSetSchema,
   TARGET_SET_SERVERS,
+  XSI_NETWORKS_MAX,
   xsiNetworkSchema,
   type Configuration,
 } from '@ipfe/schema';
@@ -36,6 +40,8 @@ export interface Table {
   key: string | null;
   /** One row at most (IpfeOption). */
   single: boolean;
+  /** The most rows the configuration can hold; more are refused unread. */
+  maxRows: number;
   columns: Column[];
   /** Columns numbered 1…max (a Target Set's servers), given the number. */
   numbered?: { pattern: RegExp; max: number; columns: (n: number) => Column[] };
@@ -60,6 +66,7 @@ const ipfeOption: Table = {
   noun: 'IPFE options',
   key: null,
   single: true,
+  maxRows: 1,
   columns: [
     ...IPFE_SLOTS.flatMap((s) => [
       col(`Ipfe${s}Address`, `IPFE-${s} IP Address`, `ipfe.${s}.address`),
@@ -108,6 +115,7 @@ const ipfeListTsa: Table = {
   noun: 'Target Set',
   key: 'TsNumber',
   single: false,
+  maxRows: TARGET_SET_NUMBER.max,
   columns: [
     col('TsNumber', 'TS Number', 'number', int),
     col(
@@ -166,6 +174,7 @@ const ipfeXsiNetwork: Table = {
   noun: 'XSI network',
   key: 'Name',
   single: false,
+  maxRows: XSI_NETWORKS_MAX,
   columns: [col('Name', 'Name', 'name'), col('Network', 'Network', 'cidr')],
   schema: xsiNetworkSchema,
 };
@@ -176,6 +185,7 @@ const ipfeAppServer: Table = {
   noun: 'application server',
   key: 'Name',
   single: false,
+  maxRows: APP_SERVERS_MAX,
   columns: [
     col('Name', 'Name', 'name'),
     col('Address', 'IP Address', 'addresses.0'),
@@ -198,6 +208,7 @@ const ipfePeerNodeGroup: Table = {
   noun: 'peer node group',
   key: 'Name',
   single: false,
+  maxRows: PEER_NODE_GROUPS_MAX,
   columns: [col('Name', 'Name', 'name'), col('Members', 'Members', 'members', list(text))],
   schema: peerNodeGroupSchema,
 };
