@@ -81,6 +81,18 @@ test("an operator imports the source product's CSV, sees the preview, commits an
 
   await expectAccessible(page, 'the preview of a file without problems');
 
+  // Someone commits meanwhile: the import is refused, never merged, and previewed again the
+  // file shows that it would remove what they added.
+  await api.post('/api/peer-node-groups', { name: 'e2e-71-late', members: ['192.0.2.71'] });
+  await page.getByRole('button', { name: 'Commit' }).click();
+  await expect(page.getByRole('alert')).toContainText(
+    /Nothing was committed: The running revision is \d+, not \d+ as when this file was previewed/,
+  );
+  await page.getByRole('button', { name: 'Preview again' }).click();
+  await expect(
+    changes.getByRole('row', { name: /^Removed Peer node group e2e-71-late / }),
+  ).toBeVisible();
+
   api.track(`/api/target-sets/${number}`);
   await page.getByRole('button', { name: 'Commit' }).click();
   await expect(page.getByText(/^Imported site\.csv as revision \d+\.$/)).toBeVisible();

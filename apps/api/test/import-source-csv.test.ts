@@ -109,6 +109,14 @@ describe("importing the source product's CSV", () => {
     expect(snapshot(t.app)).toEqual(before);
   });
 
+  it('takes the file as text/csv with a charset, or as text/plain', async () => {
+    for (const type of ['text/csv; charset=utf-8', 'text/plain']) {
+      const response = await csv(admin, '/api/import/source-csv/preview', SOURCE_FILE, type);
+      expect(response.statusCode, type).toBe(200);
+      expect(response.json().problems, type).toEqual([]);
+    }
+  });
+
   it('needs basedOn', async () => {
     const response = await csv(admin, '/api/import/source-csv', SOURCE_FILE);
     expect(response.statusCode).toBe(400);

@@ -7,7 +7,7 @@ import { Loading, Page } from '@/components/ui/page';
 import { useImportSourceCsv } from '@/features/import/api/import-source-csv';
 import { usePreviewSourceCsv } from '@/features/import/api/preview-source-csv';
 import { ImportPreview } from '@/features/import/components/import-preview';
-import { describeError } from '@/lib/api-client';
+import { ApiError, describeError } from '@/lib/api-client';
 
 /** Import (operators and admins): the source product's bulk-export CSV, previewed, then committed. */
 export function ImportRoute() {
@@ -85,7 +85,25 @@ export function ImportRoute() {
         <Alert tone="error" title={`The file was not read: ${describeError(preview.error)}`} />
       )}
       {commit.isError && (
-        <Alert tone="error" title={`Nothing was committed: ${describeError(commit.error)}`} />
+        <Alert
+          tone="error"
+          title={`Nothing was committed: ${describeError(commit.error)}`}
+          actions={
+            // Someone committed since the preview: compare the file with what runs now.
+            commit.error instanceof ApiError &&
+            commit.error.code === 'CONFLICT' &&
+            file && (
+              <Button
+                onClick={() => {
+                  commit.reset();
+                  preview.mutate(file.content);
+                }}
+              >
+                Preview again
+              </Button>
+            )
+          }
+        />
       )}
       {preview.data && (
         <>
