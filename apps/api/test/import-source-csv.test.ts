@@ -317,6 +317,14 @@ describe('a bad file is refused with every problem named, and commits nothing', 
     ]);
   });
 
+  it('refuses a header of mostly unknown columns rather than listing them all', async () => {
+    const columns = Array.from({ length: 101 }, (_, i) => `Extra${i}`).join(',');
+    const file = SOURCE_FILE.replace('ImbalanceThreshold,', `ImbalanceThreshold,${columns},`);
+    expect(await refused(file)).toEqual([
+      "line 1: 102 columns of this IpfeOption header are unknown to this import (at most 100 are listed as not imported): is this the source product's export?",
+    ]);
+  });
+
   it('names a CSV syntax error with its line', async () => {
     const file = SOURCE_FILE.replace('east rack', 'east "rack');
     expect(await refused(file)).toEqual([

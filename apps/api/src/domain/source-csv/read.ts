@@ -106,6 +106,9 @@ function records(text: string): Row[] | CsvProblem {
   }
 }
 
+/** More unknown columns than this in one header is no source export with a few extra columns. */
+const UNKNOWN_COLUMNS_MAX = 100;
+
 /** Reads a header row: which column each cell is, what is missing, what is not imported. */
 function readHeader(table: Table, row: Row, out: SourceCsvRead): Header {
   const header: Header = {
@@ -117,6 +120,7 @@ function readHeader(table: Table, row: Row, out: SourceCsvRead): Header {
     rows: 0,
   };
   const seen = new Map<string, number>();
+  const unknown: NotImported[] = [];
   const groupColumns = new Map<number, Set<string>>();
   row.cells.slice(1).forEach((cell, i) => {
     const name = cell.trim();
@@ -153,13 +157,25 @@ function readHeader(table: Table, row: Row, out: SourceCsvRead): Header {
       header.broken = true;
       return;
     }
-    out.notImported.push({
+    unknown.push({
       table: table.name,
       column: name,
       line: row.line,
       message: `not imported: column ${name} of ${table.name}`,
     });
   });
+  if (unknown.length > UNKNOWN_COLUMNS_MAX) {
+    out.problems.push(
+      problem(
+        row.line,
+        null,
+        `${unknown.length} columns of this ${table.name} header are unknown to this import (at most ${UNKNOWN_COLUMNS_MAX} are listed as not imported): is this the source product's export?`,
+      ),
+    );
+    header.broken = true;
+  } else {
+    out.notImported.push(...unknown);
+  }
   const missing = table.columns.filter((c) => !seen.has(c.name.toLowerCase()));
   if (table.numbered) {
     header.groups = groupColumns.size === 0 ? 0 : Math.max(...groupColumns.keys());
