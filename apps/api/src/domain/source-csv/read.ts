@@ -1,10 +1,8 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import {
   allocatePortRange,
-  appServerInputSchema,
   checkConfiguration,
   fieldErrorsOf,
-  portRangeSchema,
   type Configuration,
   type PortRange,
 } from '@ipfe/schema';
@@ -254,7 +252,7 @@ function readRow(
 }
 
 /** The column a schema path lies in: the column of that field, or the first one inside it. */
-function columnFinder(table: Table, header: Header) {
+function columnFinder(header: Header) {
   const columns = header.columns.map((c) => c.column);
   return (path: string): string | null => {
     let best: Column | null = null;
@@ -269,13 +267,6 @@ function columnFinder(table: Table, header: Header) {
     best ??= columns.find((c) => path !== '' && c.field.startsWith(`${path}.`)) ?? null;
     return best?.name ?? null;
   };
-}
-
-/** The schema of a row: an application server's port range may be left to allocation. */
-function rowSchema(table: Table) {
-  return table.collection === 'appServers'
-    ? appServerInputSchema.extend({ initiatorPortRange: portRangeSchema.optional() })
-    : table.schema;
 }
 
 /**
@@ -355,8 +346,8 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
       }
       keys.set(`${table.name}\n${key}`, row.line);
     }
-    const columnOf = columnFinder(table, header);
-    const parsed = rowSchema(table).safeParse(read.input);
+    const columnOf = columnFinder(header);
+    const parsed = table.schema.safeParse(read.input);
     if (!parsed.success || read.refused.size > 0) {
       for (const issue of parsed.success ? [] : fieldErrorsOf(parsed.error)) {
         const column = columnOf(issue.path);

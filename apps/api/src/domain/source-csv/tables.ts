@@ -1,10 +1,11 @@
 import {
   APP_SERVERS_MAX,
-  appServerSchema,
+  appServerInputSchema,
   IPFE_SLOTS,
   optionsSchema,
   PEER_NODE_GROUPS_MAX,
   peerNodeGroupSchema,
+  portRangeSchema,
   TARGET_SET_NUMBER,
   targetSetSchema,
   TARGET_SET_SERVERS,
@@ -192,8 +193,8 @@ const ipfeAppServer: Table = {
     col('SecondaryAddress', 'Secondary IP Address', 'addresses.1'),
     col('InitiatorPortRange', 'Initiator Port Range', 'initiatorPortRange', portRange),
   ],
-  // The port range is filled in after every row is read (`allocateMissingRanges`).
-  schema: appServerSchema,
+  // An empty port range is allocated once every row is read (`allocateMissingRanges`).
+  schema: appServerInputSchema.extend({ initiatorPortRange: portRangeSchema.optional() }),
   finish(input) {
     const addresses = (input.addresses as unknown[] | undefined) ?? [];
     // An empty secondary cell is no secondary address; an empty primary is left for the schema.
