@@ -35,6 +35,9 @@ test('a viewer sees the View and cannot edit', async ({ page, api }) => {
   await expect(page.getByRole('button', { name: 'Apply' })).toHaveCount(0);
   await page.getByRole('link', { name: 'Revisions' }).click();
   await expect(page.getByRole('button', { name: /Roll back/ })).toHaveCount(0);
+  // Exporting is reading; importing is not offered.
+  await expect(page.getByRole('link', { name: 'Export (source CSV)' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Import', exact: true })).toHaveCount(0);
 
   // An edit URL typed by hand.
   await page.goto(`/target-sets/${ts.number}/edit`);
@@ -42,4 +45,7 @@ test('a viewer sees the View and cannot edit', async ({ page, api }) => {
   await expect(page.getByRole('button', { name: 'OK' })).toHaveCount(0);
   await page.goto('/target-sets/insert?family=ipv4');
   await expect(page.getByRole('heading', { name: 'Not permitted' })).toBeVisible();
+  await page.goto('/import');
+  await expect(page.getByRole('heading', { name: 'Not permitted' })).toBeVisible();
+  await expect(page.getByLabel('Source CSV file')).toHaveCount(0);
 });
