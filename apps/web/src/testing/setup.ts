@@ -1,7 +1,14 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
-import { afterEach } from 'vitest';
+import { afterEach, beforeAll } from 'vitest';
 import { removeDrafts } from '@/lib/drafts';
+
+// The pages after the first are one chunk, loaded on first use (router.tsx). Loaded here first:
+// compiling it takes the test runner about the 1 s a `findBy` waits, which says nothing of the
+// page. The pages still suspend once, as in the browser.
+beforeAll(async () => {
+  await import('@/app/routes/other-pages');
+});
 
 afterEach(() => {
   cleanup();

@@ -10,8 +10,7 @@ describe('the Import page', () => {
   it('is in the menu of an operator, with a labelled file chooser', async () => {
     installFakeApi();
     renderApp('/import');
-    // The page is in the other-pages chunk, which the test runner compiles on first use.
-    const chooser = await screen.findByLabelText('Source CSV file', {}, { timeout: 8000 });
+    const chooser = await screen.findByLabelText('Source CSV file');
     expect(chooser).toHaveAttribute('type', 'file');
     const menu = screen.getByRole('navigation', { name: 'Main menu' });
     expect(within(menu).getByRole('link', { name: 'Import' })).toHaveAttribute('href', '/import');
