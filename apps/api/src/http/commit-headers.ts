@@ -12,3 +12,17 @@ export function commitHeaders(reply: FastifyReply, revision: RevisionInfo | null
     ? reply.header(REVISION_HEADER, String(revision.number))
     : reply.header(UNCHANGED_HEADER, 'true');
 }
+
+/**
+ * Answers a commit of a whole configuration: 201 with the new revision, or 200 with the running
+ * one when nothing changed.
+ */
+export function sendCommit(
+  reply: FastifyReply,
+  revision: RevisionInfo | null,
+  running: () => RevisionInfo,
+): FastifyReply {
+  return revision
+    ? commitHeaders(reply.code(201), revision).send(revision)
+    : commitHeaders(reply.code(200), null).send(running());
+}

@@ -95,6 +95,19 @@ export class ConfigRepository {
     return row ? infoOf(row) : null;
   }
 
+  /** The running revision: the latest, or revision 0 (the empty configuration) before any. */
+  runningInfo(): RevisionInfo {
+    return (
+      this.latestInfo() ?? {
+        number: 0,
+        author: '',
+        createdAt: '',
+        summary: 'The empty configuration',
+        sha256: buildDocument(0, emptyConfiguration()).sha256,
+      }
+    );
+  }
+
   /** The state of the latest revision, read from the database only when a new one is there. */
   private latestState(): RevisionState {
     const latest = this.latestKey.get();

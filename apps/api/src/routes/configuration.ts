@@ -4,14 +4,12 @@ import {
   configPlanSchema,
   deriveConfiguration,
   DOCUMENT_FORMAT_VERSION,
-  emptyConfiguration,
   revisionInfoSchema,
   type ConfigDiff,
   type FieldError,
 } from '@ipfe/schema';
-import { buildDocument } from '@ipfe/schema/digest';
 import { ApiError, validationError } from '../http/errors.ts';
-import { commitHeaders } from '../http/commit-headers.ts';
+import { sendCommit } from '../http/commit-headers.ts';
 import { diffConfigs } from '../domain/diff.ts';
 import { candidateOf } from '../domain/config-candidate.ts';
 
@@ -133,15 +131,7 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
           value: null,
         };
       });
-      if (revision) return commitHeaders(reply.code(201), revision).send(revision);
-      const info = app.configRepository.latestInfo() ?? {
-        number: 0,
-        author: '',
-        createdAt: '',
-        summary: 'The empty configuration',
-        sha256: buildDocument(0, emptyConfiguration()).sha256,
-      };
-      return commitHeaders(reply.code(200), null).send(info);
+      return sendCommit(reply, revision, () => app.configRepository.runningInfo());
     },
   );
 };

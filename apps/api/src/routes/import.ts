@@ -9,7 +9,7 @@ import {
   type Configuration,
 } from '@ipfe/schema';
 import { ApiError, notFound, validationError } from '../http/errors.ts';
-import { commitHeaders } from '../http/commit-headers.ts';
+import { sendCommit } from '../http/commit-headers.ts';
 import { acceptCsvBodies, CSV_MAX_BYTES } from '../http/csv-body.ts';
 import { diffConfigs } from '../domain/diff.ts';
 import { readSourceCsv, type CsvProblem } from '../domain/source-csv/read.ts';
@@ -117,15 +117,7 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
         if (!read.config) throw problemsError(read.problems);
         return { config: read.config, summary: "Import of the source product's CSV", value: null };
       });
-      if (revision) return commitHeaders(reply.code(201), revision).send(revision);
-      const info = app.configRepository.latestInfo() ?? {
-        number: 0,
-        author: '',
-        createdAt: '',
-        summary: 'The empty configuration',
-        sha256: app.configRepository.document(0)!.sha256,
-      };
-      return commitHeaders(reply.code(200), null).send(info);
+      return sendCommit(reply, revision, () => app.configRepository.runningInfo());
     },
   );
 

@@ -12,7 +12,7 @@ import {
 import { notFound, validationError } from '../http/errors.ts';
 import { describeLocation } from '../domain/validate-change.ts';
 import { diffConfigs } from '../domain/diff.ts';
-import { commitHeaders } from '../http/commit-headers.ts';
+import { sendCommit } from '../http/commit-headers.ts';
 
 const revisionNumber = z.coerce
   .number({ error: 'A revision is a whole number' })
@@ -118,15 +118,7 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: `Rollback to revision ${old.revision}`,
         value: null,
       }));
-      if (revision) return commitHeaders(reply.code(201), revision).send(revision);
-      const running = app.configRepository.latestInfo() ?? {
-        number: 0,
-        author: '',
-        createdAt: '',
-        summary: 'The empty configuration',
-        sha256: old.sha256,
-      };
-      return commitHeaders(reply.code(200), null).send(running);
+      return sendCommit(reply, revision, () => app.configRepository.runningInfo());
     },
   );
 
