@@ -616,6 +616,7 @@ export class Engine {
         protocols: [...(ts.tcp ? ['tcp' as const] : []), ...(ts.sctp ? ['sctp' as const] : [])],
         algorithm: ts.algorithm,
         deleteAgeSeconds: ts.deleteAgeMs / 1000,
+        announce: ts.announce,
         members: ts.members.map((m, j) => ({
           server: m.server.address,
           address: t.secondary ? (m.secondaryAddress ?? m.server.address) : m.server.address,

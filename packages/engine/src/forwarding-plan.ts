@@ -6,6 +6,7 @@
 import type { PortRange } from './initiator-ports.ts';
 import { buildMaglev, maglevTableSize, nextPrime, type MaglevTable } from './maglev.ts';
 import { STATE_RULES, type ServerState } from './server-state.ts';
+import type { Announce } from './ownership.ts';
 import type { Protocol } from './types.ts';
 
 export interface PlannedServer {
@@ -33,6 +34,14 @@ export interface PlannedTsa {
   readonly protocols: readonly Protocol[];
   readonly algorithm: 'hash' | 'leastLoad';
   readonly deleteAgeSeconds: number;
+  /**
+   * How the TSA reaches this node: `arp`, held as an address on the XSI interface (gratuitous
+   * ARP, one owner at a time); `bgp`, active-active (issue 18): never held (each IPFE would claim
+   * it), announced over BGP while a server takes new connections, caught by the direct path's
+   * netdev chain; a flow without record then goes by the established-by-weight table at any time
+   * (ECMP may move it between IPFEs).
+   */
+  readonly announce: Announce;
   readonly servers: readonly PlannedServer[];
   /**
    * The server of a new connection, by bucket (entries are positions in `servers`); null when no
@@ -78,6 +87,8 @@ export interface PlanTargetSet {
   readonly protocols: readonly Protocol[];
   readonly algorithm: 'hash' | 'leastLoad';
   readonly deleteAgeSeconds: number;
+  /** Default `arp`. */
+  readonly announce?: Announce;
   readonly members: readonly PlanMember[];
 }
 
@@ -173,5 +184,11 @@ function base(spec: PlanTargetSet) {
     protocols: spec.protocols,
     algorithm: spec.algorithm,
     deleteAgeSeconds: spec.deleteAgeSeconds,
+    announce: spec.announce ?? ('arp' as const),
   };
+}
+
+/** Whether a BGP-announced TSA may be announced now: a server of it takes new connections. */
+export function announcable(p: PlannedTsa): boolean {
+  return p.announce === 'bgp' && p.servers.some((s) => s.takesNew);
 }

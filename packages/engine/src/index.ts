@@ -26,7 +26,15 @@ export type {
   TargetSetCounters,
   TargetSetStatus,
 } from './types.ts';
-export { Ownership, PREEMPTION_HOLD_OFF_MS, tsaRolesOf, type TsaRoles } from './ownership.ts';
+export {
+  activeActiveGroupOf,
+  announceOf,
+  Ownership,
+  PREEMPTION_HOLD_OFF_MS,
+  tsaRolesOf,
+  type Announce,
+  type TsaRoles,
+} from './ownership.ts';
 export {
   CLOSE_REASONS,
   REFUSAL_REASONS,
@@ -46,6 +54,7 @@ export {
 } from './server-state.ts';
 export { loadIndex, type LoadInputs } from './least-load.ts';
 export {
+  announcable,
   compactTableSize,
   type TableSizing,
   type ForwardingPlan,

@@ -21,6 +21,18 @@ export interface TsaRoles {
   readonly active: IpfeSlot;
   readonly standby: IpfeSlot | null;
   readonly disabled: boolean;
+  /**
+   * Active-active (issue 18): the IPFEs that all serve this TSA at once, each whenever it is
+   * alive (no standby, no hold-off); null for active/standby.
+   */
+  readonly activeActive: readonly IpfeSlot[] | null;
+}
+
+/** How a served TSA reaches the node: held as an address (gratuitous ARP) or announced by BGP. */
+export type Announce = 'arp' | 'bgp';
+
+export function announceOf(roles: Pick<TsaRoles, 'activeActive'>): Announce {
+  return roles.activeActive ? 'bgp' : 'arp';
 }
 
 interface Liveness {
@@ -77,8 +89,11 @@ export class Ownership {
     return roles ? this.ownerOfRoles(roles, now) : null;
   }
 
+  /** Active-active: the first alive member of the group (the one a single answer names). */
   ownerOfRoles(roles: TsaRoles, now: number): IpfeSlot | null {
     if (roles.disabled) return null;
+    if (roles.activeActive)
+      return roles.activeActive.find((slot) => this.#slot(slot).alive) ?? null;
     const active = this.#slot(roles.active);
     const standby = roles.standby ? this.#slot(roles.standby) : null;
     const standbyAlive = standby?.alive ?? false;
@@ -89,9 +104,19 @@ export class Ownership {
     return null;
   }
 
+  /**
+   * Whether `slot` serves `roles` at `now`: its owner (active/standby), or, active-active, one of
+   * the group while it is alive (every alive member serves; ECMP spreads the flows over them).
+   */
+  serves(slot: IpfeSlot, roles: TsaRoles, now: number): boolean {
+    if (roles.disabled) return false;
+    if (roles.activeActive) return roles.activeActive.includes(slot) && this.#slot(slot).alive;
+    return this.ownerOfRoles(roles, now) === slot;
+  }
+
   /** The TSAs `slot` serves at `now`, in Target Set order. */
   servedBy(slot: IpfeSlot, now: number): TsaRoles[] {
-    return [...this.#tsas.values()].filter((r) => this.ownerOfRoles(r, now) === slot);
+    return [...this.#tsas.values()].filter((r) => this.serves(slot, r, now));
   }
 
   /** The earliest time after `now` at which an answer of `owner` may change without an event. */
@@ -114,24 +139,35 @@ export class Ownership {
 /** Every TSA (primary and secondary) of a configuration with its roles. */
 export function tsaRolesOf(document: ConfigDocument): TsaRoles[] {
   return document.config.targetSets.flatMap((ts) => {
-    const roles: TsaRoles[] = [
-      {
-        address: ts.primary.address,
-        targetSet: ts.number,
-        active: ts.primary.activeIpfe,
-        standby: ts.primary.standbyIpfe,
-        disabled: ts.disabled,
-      },
-    ];
-    if (ts.secondary) {
-      roles.push({
-        address: ts.secondary.address,
-        targetSet: ts.number,
-        active: ts.secondary.activeIpfe,
-        standby: ts.secondary.standbyIpfe,
-        disabled: ts.disabled,
-      });
-    }
+    const group = activeActiveGroupOf(ts);
+    // Active-active: the group serves both addresses; the active/standby fields are ignored.
+    const rolesOf = (side: {
+      address: string;
+      activeIpfe: IpfeSlot;
+      standbyIpfe: IpfeSlot | null;
+    }) => ({
+      address: side.address,
+      targetSet: ts.number,
+      active: group?.[0] ?? side.activeIpfe,
+      standby: group ? null : side.standbyIpfe,
+      disabled: ts.disabled,
+      activeActive: group,
+    });
+    const roles: TsaRoles[] = [rolesOf(ts.primary)];
+    if (ts.secondary) roles.push(rolesOf(ts.secondary));
     return roles;
   });
+}
+
+/**
+ * The IPFEs of an active-active Target Set (`serving: 'activeActive'`, `activeActiveIpfes`), or
+ * null. Read defensively: a document from before issue 18 has neither field, and a group of fewer
+ * than two known slots is not active-active.
+ */
+export function activeActiveGroupOf(ts: object): IpfeSlot[] | null {
+  const { serving, activeActiveIpfes } = ts as { serving?: unknown; activeActiveIpfes?: unknown };
+  if (serving !== 'activeActive' || !Array.isArray(activeActiveIpfes)) return null;
+  const known = new Set<string>(IPFE_SLOTS);
+  const group = [...new Set(activeActiveIpfes.filter((s): s is IpfeSlot => known.has(String(s))))];
+  return group.length >= 2 ? group : null;
 }

@@ -2,6 +2,7 @@ import type { DerivedTargetSet } from '@ipfe/schema';
 import { InitiatorRoutes, type PortRange } from './initiator-ports.ts';
 import { loadOf } from './least-load.ts';
 import type { MaglevTable } from './maglev.ts';
+import { activeActiveGroupOf, type Announce } from './ownership.ts';
 import type { Server } from './server.ts';
 import { OWN_NEW_ALLOW, OWN_NEW_BY_CODE, OWN_NEW_LAST_RESORT } from './server-state.ts';
 
@@ -33,6 +34,8 @@ export class TargetSet {
   /** D when Peer Node Aware is on, else 0. */
   readonly peerNodeThreshold: number;
   readonly initiatorSupport: boolean;
+  /** `bgp` for an active-active Target Set (issue 18), else `arp`. */
+  readonly announce: Announce;
   readonly members: readonly Member[];
   readonly weights: Float64Array;
   readonly highestWeight: number;
@@ -68,6 +71,7 @@ export class TargetSet {
     this.allowedDeviation = ts.leastLoad.allowedDeviation;
     this.peerNodeThreshold = ts.leastLoad.peerNodeAware ? ts.leastLoad.peerNodeThreshold : 0;
     this.initiatorSupport = ts.initiatorSupport;
+    this.announce = activeActiveGroupOf(ts) ? 'bgp' : 'arp';
     this.members = members;
     this.weights = Float64Array.from(members, (m) => m.weight);
     this.highestWeight = members.reduce((max, m) => Math.max(max, m.weight), 0);
