@@ -3,6 +3,7 @@ export * from './messages.ts';
 export * from './net.ts';
 export * from './fields.ts';
 export * from './options.ts';
+export * from './bgp.ts';
 export * from './network.ts';
 export * from './target-set.ts';
 export * from './configuration.ts';

@@ -39,6 +39,10 @@ export const TARGET_SET_NUMBER = { min: 1, max: 32 } as const;
 export const PROTOCOLS = ['tcp', 'sctp', 'both'] as const;
 export const FAMILIES = ['ipv4', 'ipv6'] as const;
 export const ALGORITHMS = ['hash', 'leastLoad'] as const;
+/** How a Target Set's addresses are served: one active IPFE and its mate, or a group over BGP + ECMP. */
+export const SERVING_MODES = ['activeStandby', 'activeActive'] as const;
+/** The IPFEs of an active-active group: the four slots are this design's limit (decision 018). */
+export const ACTIVE_ACTIVE_IPFES = { min: 2, max: 4 } as const;
 export const DELETE_AGE_S = { min: 10, max: 3_110_400, default: 600 } as const;
 export const FACTOR = { min: 0, max: 100, default: 50 } as const;
 export const ALLOWED_DEVIATION = { min: 0, max: 50, default: 5 } as const;
@@ -46,5 +50,11 @@ export const PEER_NODE_THRESHOLD = { min: 0, max: 10, default: 1 } as const;
 export const TARGET_SET_SERVERS = { min: 1, max: 32 } as const;
 export const WEIGHT = { min: 0, max: 65535, default: 100 } as const;
 export const DESCRIPTION_LENGTH = { max: 64 } as const;
+
+/** Options › BGP (decision 018): the IPFEs' own AS, the upstream routers, BFD timers. */
+export const ASN = { min: 1, max: 4294967295 } as const;
+export const BGP_PEERS = { min: 1, max: 4 } as const;
+export const BFD_INTERVAL_MS = { min: 50, max: 1000, default: 100 } as const;
+export const BFD_MULTIPLIER = { min: 2, max: 10, default: 3 } as const;
 
 export type IpfeSlot = (typeof IPFE_SLOTS)[number];

@@ -11,6 +11,13 @@ export const MESSAGES = {
   factorsBothZero: 'MPS Factor and Connection Count Factor cannot both be 0',
   leastLoadNeedsHeartbeat:
     'Least Load needs Application Server Monitoring set to Heartbeat (IPFE › Configuration › Options)',
+  leastLoadNotActiveActive:
+    'Least Load is not available with Active-Active serving (it needs one IPFE’s view of the connections): choose Hash',
+  activeActiveIpfesTooFew: 'Active-Active needs at least 2 IPFEs',
+  activeActiveIpfesTooMany: 'Active-Active takes at most 4 IPFEs (the four slots)',
+  activeActiveIpfesOnlyWithActiveActive:
+    'Active-Active IPFEs are only allowed when Serving is Active-Active',
+  activeActiveNeedsBgp: 'Active-Active needs BGP configured under IPFE › Configuration › Options',
 } as const;
 
 /**
@@ -51,6 +58,14 @@ const FIELD_NAMES: Record<string, readonly string[]> = {
   'secondary.address': ['Secondary Address'],
   'secondary.activeIpfe': ['Active IPFE for secondary address'],
   servers: ['Target Set IP List'],
+  serving: ['Serving'],
+  activeActiveIpfes: ['Active-Active IPFEs', 'Active-Active IPFE', 'Active-Active'],
+  // IPFE › Configuration › Options › BGP
+  bgp: ['BGP'],
+  'bgp.asn': ['BGP ASN'],
+  'bgp.peers': ['BGP peers'],
+  'bgp.bfdIntervalMs': ['BFD interval (ms)'],
+  'bgp.bfdMultiplier': ['BFD multiplier'],
   // Network › XSI Networks, Application Servers, Peer Node Groups; Users
   name: [
     'Name',
@@ -109,7 +124,18 @@ function fieldName(path: string): FieldName | null {
     if (!column) return null;
     return { label: `${column}, row ${Number(row[1]) + 1}`, aliases: [column], context: where };
   }
-  const listed = /^(forwardedPorts|members)\.(\d+)$/.exec(path);
+  const peer = /^bgp\.peers\.(\d+)(?:\.(address|asn))?$/.exec(path);
+  if (peer) {
+    const where = `BGP peer ${Number(peer[1]) + 1}`;
+    if (!peer[2]) return { label: where, aliases: [] };
+    const column = peer[2] === 'address' ? 'address' : 'ASN';
+    return {
+      label: `${where} ${column}`,
+      aliases: [`BGP peer ${column}`],
+      context: where,
+    };
+  }
+  const listed = /^(forwardedPorts|members|activeActiveIpfes)\.(\d+)$/.exec(path);
   if (listed) {
     const list = FIELD_NAMES[listed[1]!]![0]!;
     const where = listed[1] === 'members' ? `Members, line ${Number(listed[2]) + 1}` : list;

@@ -33,6 +33,7 @@ const DEFAULTS = {
   connectTryIntervalS: 1,
   leastLoadThreshold: 0,
   imbalanceThresholdPct: 20,
+  bgp: null,
 };
 
 describe('options defaults', () => {

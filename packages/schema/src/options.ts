@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bgpSchema } from './bgp.ts';
 import { choice, intInRange, ipAddress, port } from './fields.ts';
 import {
   AGENT_PORT_DEFAULT,
@@ -75,6 +76,8 @@ export const optionsSchema = z
     imbalanceThresholdPct: intInRange('Imbalance threshold (%)', IMBALANCE_THRESHOLD_PCT).default(
       IMBALANCE_THRESHOLD_PCT.default,
     ),
+    // BGP (decision 018): null until an active-active Target Set needs it
+    bgp: bgpSchema.nullable().default(null),
   })
   .superRefine((options, ctx) => {
     // Out-of-range values already have their own message; comparing them would only add a

@@ -220,10 +220,12 @@ function checkTargetSet(config: Configuration, i: number, ts: TargetSet, add: Ad
     if (ts.secondary.address === ts.primary.address) {
       add(at('secondary.address'), 'The secondary address must differ from the primary address');
     }
-    if (ts.secondary.activeIpfe === ts.primary.activeIpfe) {
+    if (ts.serving === 'activeStandby' && ts.secondary.activeIpfe === ts.primary.activeIpfe) {
       warn(at('secondary.activeIpfe'), MESSAGES.secondaryShouldComplement);
     }
   }
+
+  if (ts.serving === 'activeActive') checkActiveActive(config, ts, at, add);
 
   if (ts.deleteAgeSeconds < DELETE_AGE_S.default)
     warn(at('deleteAgeSeconds'), MESSAGES.deleteAgeInadvisable);
@@ -249,6 +251,32 @@ function checkTargetSet(config: Configuration, i: number, ts: TargetSet, add: Ad
         `The IP list partly overlaps the IP list of Target Set ${other.number} (shared: ${shared.join(', ')}); two lists must be identical or disjoint`,
       );
     }
+  }
+}
+
+/** Decision 018: an active-active group's IPFEs are configured, and BGP is there to announce. */
+function checkActiveActive(
+  config: Configuration,
+  ts: TargetSet,
+  at: (...parts: (string | number)[]) => string,
+  add: Add,
+) {
+  (ts.activeActiveIpfes ?? []).forEach((slot, k) => {
+    if (config.options.ipfe[slot]) return;
+    add(
+      at('activeActiveIpfes', k),
+      `${slotLabel(slot)} is not configured. ${MESSAGES.configureIpfe}`,
+      `options.ipfe.${slot}.address`,
+      `${slotLabel(slot)} serves ${USERS_PLACEHOLDER} active-active`,
+    );
+  });
+  if (config.options.bgp === null) {
+    add(
+      at('serving'),
+      MESSAGES.activeActiveNeedsBgp,
+      'options.bgp',
+      `BGP announces ${USERS_PLACEHOLDER}, served active-active`,
+    );
   }
 }
 
@@ -290,7 +318,8 @@ function checkPublicAddress(
       `options.ipfe.${ipfe}.address`,
       usedBy,
     );
-  if (!config.options.ipfe[activeIpfe]) {
+  // Active-active (decision 018): the Active IPFE fields are ignored, so not checked.
+  if (ts.serving === 'activeStandby' && !config.options.ipfe[activeIpfe]) {
     add(
       at(which, 'activeIpfe'),
       `${slotLabel(activeIpfe)} is not configured. ${MESSAGES.configureIpfe}`,

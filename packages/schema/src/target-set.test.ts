@@ -63,6 +63,7 @@ describe('Target Set defaults', () => {
       },
       primary: { address: '10.0.0.100', activeIpfe: 'A1' },
       secondary: null,
+      serving: 'activeStandby',
       servers: [
         { address: '10.0.0.11', secondaryAddress: null, description: '', weight: 100 },
         { address: '10.0.0.12', secondaryAddress: null, description: '', weight: 100 },

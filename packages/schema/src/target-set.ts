@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { choice, flag, intInRange, ipAddress, typeError } from './fields.ts';
 import {
+  ACTIVE_ACTIVE_IPFES,
   ALGORITHMS,
   ALLOWED_DEVIATION,
   DELETE_AGE_S,
@@ -10,9 +11,11 @@ import {
   IPFE_SLOTS,
   PEER_NODE_THRESHOLD,
   PROTOCOLS,
+  SERVING_MODES,
   TARGET_SET_NUMBER,
   TARGET_SET_SERVERS,
   WEIGHT,
+  type IpfeSlot,
 } from './limits.ts';
 import { MESSAGES } from './messages.ts';
 
@@ -98,6 +101,14 @@ export const targetSetFieldsSchema = z.strictObject({
   leastLoad: leastLoadSchema.prefault({}),
   primary: publicAddressSchema,
   secondary: secondaryAddressSchema.nullable().default(null),
+  // Decision 018: active/standby (the primary's and secondary's Active IPFE and its mate) or a
+  // group of IPFEs announcing the addresses over BGP; then the Active IPFE fields are ignored.
+  serving: choice('Serving', SERVING_MODES).default('activeStandby'),
+  activeActiveIpfes: z
+    .array(ipfeSlot('Active-Active IPFE'), {
+      error: typeError('Active-Active IPFEs', 'Active-Active IPFEs must be a list of IPFE slots'),
+    })
+    .optional(),
   servers: z
     .array(targetSetServerSchema, {
       error: typeError('Target Set IP List', 'Target Set IP List must be a list of servers'),
@@ -108,22 +119,87 @@ export const targetSetFieldsSchema = z.strictObject({
     }),
 });
 
-/** The rule between a Target Set's fields (the Fm / Fc pair with Least Load), on a variant of it. */
-export const withTargetSetRules = <S extends z.ZodType<Parameters<typeof factorPairRefused>[0]>>(
+type ServingFields = {
+  serving: (typeof SERVING_MODES)[number];
+  activeActiveIpfes?: IpfeSlot[] | undefined;
+  algorithm: (typeof ALGORITHMS)[number];
+};
+
+/**
+ * Decision 018: the issues of a Target Set's serving mode, each with the field it shows on. An
+ * active-active set names 2–4 distinct IPFEs and balances by Hash (Least Load weighs one IPFE's
+ * view of the connections, which no IPFE of a group has); an active/standby set names none.
+ */
+export function servingIssues(ts: ServingFields): { path: string; message: string }[] {
+  const list = ts.activeActiveIpfes;
+  if (ts.serving === 'activeStandby') {
+    return list === undefined
+      ? []
+      : [{ path: 'activeActiveIpfes', message: MESSAGES.activeActiveIpfesOnlyWithActiveActive }];
+  }
+  const issues: { path: string; message: string }[] = [];
+  if (list !== undefined && !Array.isArray(list)) return issues; // its type error says it
+  if (ts.algorithm === 'leastLoad') {
+    issues.push({ path: 'algorithm', message: MESSAGES.leastLoadNotActiveActive });
+  }
+  if (list === undefined || list.length < ACTIVE_ACTIVE_IPFES.min) {
+    issues.push({ path: 'activeActiveIpfes', message: MESSAGES.activeActiveIpfesTooFew });
+    return issues;
+  }
+  if (list.length > ACTIVE_ACTIVE_IPFES.max) {
+    issues.push({ path: 'activeActiveIpfes', message: MESSAGES.activeActiveIpfesTooMany });
+    return issues;
+  }
+  const seen = new Set<IpfeSlot>();
+  list.forEach((slot, i) => {
+    if (seen.has(slot)) {
+      issues.push({ path: `activeActiveIpfes.${i}`, message: `IPFE ${slot} is listed twice` });
+    }
+    seen.add(slot);
+  });
+  return issues;
+}
+
+/** The serving rule's shape, like FACTOR_PAIR_RULE: where its issues show, what it reads. */
+export const SERVING_RULE = {
+  path: 'activeActiveIpfes',
+  reads: ['serving', 'activeActiveIpfes', 'algorithm'],
+} as const;
+
+const SERVING_PATHS: readonly PropertyKey[][] = [[], ...SERVING_RULE.reads.map((field) => [field])];
+
+const hasIssueAt = (issues: readonly { path?: PropertyKey[] }[], paths: readonly PropertyKey[][]) =>
+  issues.some((issue) =>
+    paths.some(
+      (p) => p.length === (issue.path ?? []).length && p.every((key, k) => key === issue.path![k]),
+    ),
+  );
+
+/**
+ * The rules between a Target Set's fields (the Fm / Fc pair with Least Load; the serving mode), on
+ * a variant of it.
+ */
+export const withTargetSetRules = <
+  S extends z.ZodType<Parameters<typeof factorPairRefused>[0] & ServingFields>,
+>(
   schema: S,
 ) =>
-  schema.refine((ts) => !factorPairRefused(ts), {
-    path: FACTOR_PAIR_RULE.path.split('.'),
-    message: MESSAGES.factorsBothZero,
-    // Said beside the other fields' issues, once the algorithm and both factors parse.
-    when: ({ issues }) =>
-      !issues.some((issue) =>
-        FACTOR_PATHS.some(
-          (p) =>
-            p.length === (issue.path ?? []).length && p.every((key, k) => key === issue.path![k]),
-        ),
-      ),
-  });
+  schema
+    .refine((ts) => !factorPairRefused(ts), {
+      path: FACTOR_PAIR_RULE.path.split('.'),
+      message: MESSAGES.factorsBothZero,
+      // Said beside the other fields' issues, once the algorithm and both factors parse.
+      when: ({ issues }) => !hasIssueAt(issues, FACTOR_PATHS),
+    })
+    .superRefine(
+      (ts, ctx) => {
+        for (const issue of servingIssues(ts)) {
+          ctx.addIssue({ code: 'custom', path: issue.path.split('.'), message: issue.message });
+        }
+      },
+      // Said beside the other fields' issues, once the fields it reads parse.
+      { when: ({ issues }) => !hasIssueAt(issues, SERVING_PATHS) },
+    );
 
 /** A Target Set as the Insert/Edit pages and the API take it; omitted fields take their defaults. */
 export const targetSetSchema = withTargetSetRules(targetSetFieldsSchema);

@@ -98,3 +98,21 @@ export const portRange: CellKind = {
     return range ? `${range.start}-${range.end}` : '';
   },
 };
+
+/**
+ * A BGP peer as one word, its AS number then its address: `65001@192.0.2.1` (ours, decision 018).
+ * Parts that are not a number go to the schema as text, which names the field.
+ */
+export const bgpPeer: CellKind = {
+  read(t, label) {
+    const match = /^\s*([^@\s]*)@([^@\s]*)\s*$/.exec(t);
+    if (!match)
+      return { problem: `${label} must be written as ASN@address (e.g. 65001@192.0.2.1)` };
+    const asn = /^\d{1,15}$/.test(match[1]!) ? Number(match[1]) : match[1];
+    return { value: { asn, address: match[2] } };
+  },
+  format: (v) => {
+    const peer = v as { asn: number; address: string } | undefined;
+    return peer ? `${peer.asn}@${peer.address}` : '';
+  },
+};

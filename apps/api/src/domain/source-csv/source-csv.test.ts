@@ -30,6 +30,14 @@ const configuration = fc
     serverCount: fc.integer({ min: 1, max: 8 }),
     dualStack: fc.boolean(),
     peerMembers: fc.uniqueArray(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }),
+    bgp: fc.option(
+      fc.record({
+        asn: fc.integer({ min: 1, max: 4294967295 }),
+        peers: fc.uniqueArray(fc.integer({ min: 1, max: 254 }), { minLength: 1, maxLength: 4 }),
+        bfdIntervalMs: fc.integer({ min: 50, max: 1000 }),
+        bfdMultiplier: fc.integer({ min: 2, max: 10 }),
+      }),
+    ),
     targetSets: fc.array(
       fc.record({
         number: fc.integer({ min: 1, max: 32 }),
@@ -46,6 +54,7 @@ const configuration = fc
         peerNodeThreshold: fc.integer({ min: 0, max: 10 }),
         weights: fc.array(fc.integer({ min: 1, max: 65535 }), { minLength: 1, maxLength: 3 }),
         descriptions: fc.array(descriptionText, { minLength: 3, maxLength: 3 }),
+        activeActive: fc.boolean(),
       }),
       { maxLength: 4 },
     ),
@@ -77,6 +86,8 @@ const configuration = fc
         };
       });
       next += count;
+      // Active-active (decision 018) needs BGP, two configured IPFEs and Hash.
+      const activeActive = ts.activeActive && r.bgp !== null && r.slots.length >= 2;
       return [
         normalizeTargetSet({
           number: ts.number,
@@ -85,7 +96,7 @@ const configuration = fc
           disabled: ts.disabled,
           initiatorSupport: ts.initiatorSupport,
           deleteAgeSeconds: ts.deleteAgeSeconds,
-          algorithm: ts.algorithm,
+          algorithm: activeActive ? 'hash' : ts.algorithm,
           leastLoad: {
             mpsFactor: ts.mpsFactor,
             connectionCountFactor: ts.connectionCountFactor,
@@ -98,6 +109,9 @@ const configuration = fc
             activeIpfe: r.slots[0]!,
           },
           secondary: null,
+          ...(activeActive
+            ? { serving: 'activeActive' as const, activeActiveIpfes: [...r.slots] }
+            : { serving: 'activeStandby' as const }),
           servers,
         }),
       ];
@@ -112,6 +126,12 @@ const configuration = fc
         forwardedPorts: r.forwardedPorts,
         connectTimeoutS: r.connectTimeoutS,
         leastLoadThreshold: r.leastLoadThreshold,
+        bgp: r.bgp && {
+          asn: r.bgp.asn,
+          peers: r.bgp.peers.map((p, i) => ({ address: `192.0.2.${p}`, asn: 64512 + i })),
+          bfdIntervalMs: r.bgp.bfdIntervalMs,
+          bfdMultiplier: r.bgp.bfdMultiplier,
+        },
       },
       xsiNetworks: [
         { name: 'xsi4', cidr: '127.1.0.0/16' },

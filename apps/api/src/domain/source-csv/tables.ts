@@ -14,7 +14,17 @@ import {
   type Configuration,
 } from '@ipfe/schema';
 import type { z } from 'zod';
-import { choice, flag, freeText, int, list, portRange, text, type CellKind } from './cells.ts';
+import {
+  bgpPeer,
+  choice,
+  flag,
+  freeText,
+  int,
+  list,
+  portRange,
+  text,
+  type CellKind,
+} from './cells.ts';
 
 /**
  * The mapping between the source product's bulk-export CSV and our configuration: one entry per
@@ -94,12 +104,18 @@ const ipfeOption: Table = {
     col('ConnectTryInterval', 'Connect try interval (s)', 'connectTryIntervalS', int),
     col('LeastLoadThreshold', 'Least Load threshold', 'leastLoadThreshold', int),
     col('ImbalanceThreshold', 'Imbalance threshold (%)', 'imbalanceThresholdPct', int),
+    // Ours (decision 018): BGP for active-active Target Sets; all empty: no BGP.
+    col('BgpAsn', 'BGP ASN', 'bgp.asn', int),
+    col('BgpPeers', 'BGP peers', 'bgp.peers', list(bgpPeer)),
+    col('BfdIntervalMs', 'BFD interval (ms)', 'bgp.bfdIntervalMs', int),
+    col('BfdMultiplier', 'BFD multiplier', 'bgp.bfdMultiplier', int),
   ],
   schema: optionsSchema,
   finish(input) {
     const ipfe = (input.ipfe ?? {}) as Record<string, unknown>;
     for (const s of IPFE_SLOTS) ipfe[s] ??= null;
     input.ipfe = ipfe;
+    input.bgp ??= null;
   },
 };
 
@@ -149,6 +165,14 @@ const ipfeListTsa: Table = {
     col('ActiveIpfe', 'Active IPFE', 'primary.activeIpfe', slot),
     col('SecondaryAddress', 'Secondary Address', 'secondary.address'),
     col('SecondaryActiveIpfe', 'Active IPFE for secondary address', 'secondary.activeIpfe', slot),
+    // Ours (decision 018): the source serves a Target Set active/standby only.
+    col(
+      'Serving',
+      'Serving',
+      'serving',
+      choice({ activeStandby: 'Active/Standby', activeActive: 'Active-Active' }),
+    ),
+    col('ActiveActiveIpfes', 'Active-Active IPFEs', 'activeActiveIpfes', list(slot)),
   ],
   numbered: {
     pattern: /^Server(\d{1,3})(IpAddress|SecondaryIpAddress|Description|Weighting)$/,
