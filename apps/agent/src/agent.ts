@@ -1,6 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
+  activeActiveGroupOf,
+  announcable,
   Engine,
   Ownership,
   inStasis,
@@ -35,6 +37,8 @@ import { Monitor } from './monitor.ts';
 import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch } from './balance.ts';
 import { AddressHolder } from './address-holder.ts';
+import { BgpSpeaker } from './bgp.ts';
+import { bgpSettingsOf, prefixOf } from './frr-config.ts';
 
 export interface AgentOptions {
   slot: IpfeSlot;
@@ -62,6 +66,8 @@ export type PushResult =
 const TICK_MS = 50;
 const EXPIRE_EVERY_MS = 250;
 const ALARMS_EVERY_MS = 1000;
+/** A BGP session gets this long after the speaker starts before its absence is an alarm. */
+const BGP_GRACE_MS = 10_000;
 
 /** Monotonic milliseconds: timeouts must not jump with the wall clock. */
 const monotonic = () => performance.now();
@@ -93,6 +99,10 @@ export class Agent {
   #addresses: AddressHolder | null = null;
   #conntrackSync: ConntrackSync | null = null;
   #guard: ExitGuard | null = null;
+  /** FRR, driven for active-active TSAs (direct path only; decision 018). */
+  #bgp: BgpSpeaker | null = null;
+  #bgpRequest = '';
+  #bgpPolling = false;
   #owned = new Map<string, TsaRoles>();
   #mateHeardAt: number;
   #mateBoot: string | null = null;
@@ -122,6 +132,7 @@ export class Agent {
       engine: () => this.#counters(),
       counts: this.counts,
       activeAlarms: () => this.alarms.active(),
+      bgp: () => this.#bgp?.status() ?? null,
     });
     // Kernel state outlives the process: a guard undoes it should the agent be killed outright.
     if (options.addressDevice || options.dataplane === 'kernel' || options.dataplane === 'direct')
@@ -135,6 +146,13 @@ export class Agent {
       );
     }
     this.#dataPlane = this.#newDataPlane(options);
+    if (options.dataplane === 'direct')
+      this.#bgp = new BgpSpeaker(
+        options.stateDir,
+        `ipfe-${this.slot.toLowerCase()}-${createHmac('sha256', 'frr pathspace').update(options.stateDir).digest('hex').slice(0, 8)}`,
+        this.log,
+        this.#guard,
+      );
     this.#monitor = new Monitor(
       {
         connected: (server) =>
@@ -344,12 +362,15 @@ export class Agent {
   #myTargetSets(document: ConfigDocument): DerivedTargetSet[] {
     const mine = (active: IpfeSlot, standby: IpfeSlot | null) =>
       active === this.slot || standby === this.slot;
-    return document.config.targetSets.filter(
-      (ts) =>
-        !ts.disabled &&
-        (mine(ts.primary.activeIpfe, ts.primary.standbyIpfe) ||
-          (ts.secondary !== null && mine(ts.secondary.activeIpfe, ts.secondary.standbyIpfe))),
-    );
+    return document.config.targetSets.filter((ts) => {
+      if (ts.disabled) return false;
+      const group = activeActiveGroupOf(ts);
+      if (group) return group.includes(this.slot);
+      return (
+        mine(ts.primary.activeIpfe, ts.primary.standbyIpfe) ||
+        (ts.secondary !== null && mine(ts.secondary.activeIpfe, ts.secondary.standbyIpfe))
+      );
+    });
   }
 
   #servesInitiators(document: ConfigDocument): boolean {
@@ -394,7 +415,7 @@ export class Agent {
 
   async #reassert() {
     if (this.#stopping) return;
-    const kept = [...this.#owned.keys()];
+    const kept = [...this.#owned.values()].filter((r) => !r.activeActive).map((r) => r.address);
     if (kept.length === 0) return;
     this.#addresses?.announce(kept);
     await this.#conntrackSync?.takeOver(kept, { mateAlive: true, kept: true });
@@ -436,11 +457,15 @@ export class Agent {
     this.#reconciling = this.#reconciling.then(async () => {
       if (this.#stopping) return;
       const now = monotonic();
-      const served = this.#document ? this.#ownership.servedBy(this.slot, now) : [];
+      // Active-active is served by the direct path alone (its netdev chain catches the announced
+      // TSA); another path serves none of it and says so (alarm 5002).
+      const served = (this.#document ? this.#ownership.servedBy(this.slot, now) : []).filter(
+        (r) => !r.activeActive || this.#bgp,
+      );
       const next = new Map(served.map((r) => [r.address, r]));
       for (const [address, roles] of next) {
         if (!this.#owned.has(address)) {
-          const takeover = roles.active !== this.slot;
+          const takeover = !roles.activeActive && roles.active !== this.slot;
           if (takeover) this.counts.failovers++;
           this.log.info({ tsa: address, targetSet: roles.targetSet, takeover }, 'serving TSA');
         }
@@ -450,14 +475,60 @@ export class Agent {
       }
       const gained = [...next.keys()].filter((address) => !this.#owned.has(address));
       this.#owned = next;
-      await this.#dataPlane.serve(this.#plan(), {
+      const plan = this.#plan();
+      // An active-active TSA is never held with ARP (every IPFE of the group would claim it).
+      const held = served.filter((r) => !r.activeActive).map((r) => r.address);
+      await this.#dataPlane.serve(plan, {
         served: [...next.keys()],
         gained,
         mateAlive: this.#ownership.isAlive(this.mate),
-        hold: async () => this.#addresses?.hold([...next.keys()]),
+        hold: async () => this.#addresses?.hold(held),
       });
+      // Announced once the rules are in, while a server takes new connections.
+      this.#announce(plan, served);
     });
     return this.#reconciling;
+  }
+
+  /** Asks FRR for the announcements of the active-active TSAs served now (when they change). */
+  #announce(plan: ForwardingPlan, served: TsaRoles[]) {
+    if (!this.#bgp) return;
+    const options = this.#document?.config.options;
+    const aa = new Set(served.filter((r) => r.activeActive).map((r) => r.address));
+    const settings = aa.size > 0 ? bgpSettingsOf(options) : null;
+    const own = options?.ipfe[this.slot]?.address ?? null;
+    const routerId = own && !own.includes(':') ? own : null;
+    const prefixes = plan.tsas
+      .filter((p) => aa.has(p.tsa) && announcable(p))
+      .map((p) => prefixOf(p.tsa));
+    const request = JSON.stringify([settings, routerId, prefixes]);
+    if (request === this.#bgpRequest) return;
+    this.#bgpRequest = request;
+    void this.#bgp.update(settings, routerId, prefixes);
+  }
+
+  /** Alarm texts of active-active Target Sets this node cannot announce (5002). */
+  #activeActiveProblems(document: ConfigDocument) {
+    const mine = document.config.targetSets.filter(
+      (ts) => !ts.disabled && activeActiveGroupOf(ts)?.includes(this.slot),
+    );
+    if (mine.length === 0) return [];
+    const why = !this.#bgp
+      ? `only the direct data path serves it (this node runs the ${this.#dataPlane.kind} path)`
+      : !bgpSettingsOf(document.config.options)
+        ? 'Options › BGP is not configured'
+        : this.#bgp.failure;
+    if (!why) return [];
+    return mine.map((ts) => ({
+      targetSet: ts.number,
+      text: `Target Set ${ts.number} is active-active but nothing is announced: ${why}`,
+    }));
+  }
+
+  #pollBgp() {
+    if (!this.#bgp || this.#bgpPolling) return;
+    this.#bgpPolling = true;
+    void this.#bgp.poll().finally(() => (this.#bgpPolling = false));
   }
 
   #evaluateAlarms(now: number) {
@@ -465,6 +536,14 @@ export class Agent {
     const engine = this.#engine;
     if (!document || !engine) return;
     const status = engine.status(now);
+    this.#pollBgp();
+    this.alarms.reconcile(
+      5020,
+      (this.#bgp?.downSessions(BGP_GRACE_MS) ?? []).map((s) => ({
+        server: s.peer,
+        text: `BGP session to ${s.peer} is ${s.state} (BFD ${s.bfd})`,
+      })),
+    );
     const ownedSets = new Set([...this.#owned.values()].map((r) => r.targetSet));
     const owned = status.targetSets.filter((ts) => ownedSets.has(ts.number) && !ts.disabled);
     const servers = owned.flatMap((ts) => ts.servers.map((s) => ({ ts: ts.number, ...s })));
@@ -516,6 +595,7 @@ export class Agent {
         targetSet: ts.number,
         text: `Target Set ${ts.number} is SCTP only: SCTP is not forwarded on this node`,
       })),
+      ...this.#activeActiveProblems(document),
     ]);
     this.#balance.record(now, this.#counters()!);
     this.alarms.reconcile(
@@ -583,7 +663,7 @@ export class Agent {
       owned: [...this.#owned.values()].map((r) => ({
         tsa: r.address,
         targetSet: r.targetSet,
-        role: r.active === this.slot ? ('active' as const) : ('standby' as const),
+        role: r.activeActive || r.active === this.slot ? ('active' as const) : ('standby' as const),
       })),
       listening: this.#dataPlane.listening().map((l) => formatHostPort(l.tsa, l.port)),
       connections: this.#dataPlane.counts().connections,
@@ -625,6 +705,7 @@ export class Agent {
         malformedHeartbeats: sum(this.counts.malformedHeartbeats),
         mateFlows: this.#dataPlane.counts().mateFlows,
       },
+      bgp: this.#bgp?.status() ?? null,
     };
   }
 
@@ -635,6 +716,8 @@ export class Agent {
     await this.#reconciling;
     this.#mateLink.close();
     this.#relay.close();
+    // Withdrawn first: the routers send the flows to the other IPFEs of the group at once.
+    await this.#bgp?.stop();
     await this.#dataPlane.stop(
       async () => this.#addresses?.releaseAll(),
       this.options.drainTimeoutMs ?? 10_000,

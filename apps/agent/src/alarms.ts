@@ -6,6 +6,8 @@ export const ALARMS = {
   5008: { name: 'Out of Balance: High', severity: 'minor' },
   5009: { name: 'No Available Servers in Target Set', severity: 'critical' },
   5012: { name: 'Mate Heartbeat Timeout', severity: 'major' },
+  /** Per upstream router, while its BGP session is not established (issue 18). */
+  5020: { name: 'BGP Session Down', severity: 'major' },
   5100: { name: 'Configuration Rejected', severity: 'minor' },
 } as const;
 

@@ -381,7 +381,10 @@ export class DirectDataPlane implements DataPlane {
           const adopt = `adopt_${id}`;
           chain(adopt);
           rules.push(...choose(adopt, `${ipx} saddr . tcp sport`, p.existingConnections));
-          if (adopting) rules.push(`add rule ${t} ${svc} meta l4proto tcp goto ${adopt}`);
+          // Active-active (BGP): ECMP may move a flow to this node at any time (another IPFE
+          // withdrew, the router rehashed), so a packet without record always goes by the table.
+          if (adopting || p.announce === 'bgp')
+            rules.push(`add rule ${t} ${svc} meta l4proto tcp goto ${adopt}`);
         }
         rules.push(`add rule ${t} ${svc} meta l4proto tcp reject with tcp reset`);
       }

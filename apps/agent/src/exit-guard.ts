@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 
 const GUARD = fileURLToPath(new URL('../bin/ipfe-agent-guard.js', import.meta.url));
 /** The only programs an undo list may name: a state folder is no place to smuggle commands in. */
-const UNDO_PROGRAMS = new Set(['ip', 'nft', 'conntrackd']);
+const UNDO_PROGRAMS = new Set(['ip', 'nft', 'conntrackd', 'kill']);
 
 /**
  * What the agent holds in the kernel outlives the process: a TSA address on the XSI interface, the

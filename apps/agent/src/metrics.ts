@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { EngineCounters } from '@ipfe/engine';
+import type { AgentBgpStatus } from '@ipfe/schema';
 
 export interface AgentCounts {
   heartbeats: Map<string, number>;
@@ -30,6 +31,8 @@ export function createMetrics(source: {
   engine(): EngineCounters | null;
   counts: AgentCounts;
   activeAlarms(): { code: number }[];
+  /** The BGP speaker's sessions and announcements (active-active), or null. */
+  bgp?: () => AgentBgpStatus | null;
 }): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ slot: source.slot });
@@ -155,6 +158,27 @@ export function createMetrics(source: {
     collect() {
       this.reset();
       for (const alarm of source.activeAlarms()) this.inc({ code: String(alarm.code) });
+    },
+  });
+  new Gauge({
+    name: 'ipfe_bgp_session_up',
+    help: 'Whether the BGP session to an upstream router is established (1) or not (0)',
+    labelNames: ['peer'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.bgp?.()?.sessions ?? [])
+        this.set({ peer: s.peer }, s.state === 'established' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'ipfe_bgp_announced',
+    help: 'TSA prefixes this node announces over BGP now (1 each)',
+    labelNames: ['prefix'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const prefix of source.bgp?.()?.announced ?? []) this.set({ prefix }, 1);
     },
   });
   return registry;

@@ -33,6 +33,22 @@ export const agentServerStatusSchema = z.object({
   active: z.number(),
 });
 
+/**
+ * The agent's BGP speaker (issue 18, active-active): its sessions to the upstream routers and the
+ * TSA prefixes it announces now. An agent from before it, or without BGP configured, has none.
+ */
+export const agentBgpStatusSchema = z.object({
+  sessions: z.array(
+    z.object({
+      peer: z.string(),
+      state: z.enum(['established', 'connecting', 'down']),
+      bfd: z.enum(['up', 'down', 'unknown']),
+    }),
+  ),
+  announced: z.array(z.string()),
+});
+export type AgentBgpStatus = z.output<typeof agentBgpStatusSchema>;
+
 export const agentStatusSchema = z.object({
   slot: z.enum(IPFE_SLOTS),
   boot: z.string(),
@@ -78,6 +94,7 @@ export const agentStatusSchema = z.object({
     /** Direct path: the mate's flows this node knows, ready for a takeover. */
     mateFlows: z.number().optional(),
   }),
+  bgp: agentBgpStatusSchema.nullable().optional(),
 });
 
 export type AgentStatus = z.output<typeof agentStatusSchema>;
