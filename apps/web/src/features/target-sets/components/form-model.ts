@@ -18,6 +18,7 @@ import {
   type IpfeSlot,
   type Options,
   type PROTOCOLS,
+  type SERVING_MODES,
   type TargetSet,
   type TargetSetInput,
   type XsiNetwork,
@@ -53,6 +54,9 @@ export interface TargetSetFormValues {
   primary: { address: string; activeIpfe: IpfeSlot | '' };
   /** An empty address means "no secondary address". */
   secondary: { address: string; activeIpfe: IpfeSlot | '' };
+  /** Decision 018. The IPFE list is kept while Active/Standby is chosen, but not sent. */
+  serving: (typeof SERVING_MODES)[number];
+  activeActiveIpfes: IpfeSlot[];
   servers: ServerRowValues[];
 }
 
@@ -116,6 +120,8 @@ export function insertDefaults(family: Family, context: TargetSetContext): Targe
     },
     primary: { address: '', activeIpfe: active },
     secondary: { address: '', activeIpfe: complementOf(context.options, active) },
+    serving: 'activeStandby',
+    activeActiveIpfes: [],
     servers: [newServerRow()],
   };
 }
@@ -134,6 +140,8 @@ export function editValues(ts: DerivedTargetSet, options: Options): TargetSetFor
     secondary: ts.secondary
       ? { address: ts.secondary.address, activeIpfe: ts.secondary.activeIpfe }
       : { address: '', activeIpfe: complementOf(options, ts.primary.activeIpfe) },
+    serving: ts.serving,
+    activeActiveIpfes: [...(ts.activeActiveIpfes ?? [])],
     servers: ts.servers.map((s) => ({
       address: s.address,
       secondaryAddress: s.secondaryAddress ?? '',
@@ -147,8 +155,13 @@ export function editValues(ts: DerivedTargetSet, options: Options): TargetSetFor
 export function toTargetSetBody(values: TargetSetFormValues): TargetSetInput {
   const secondaryAddress = values.secondary.address.trim();
   const hasSecondary = secondaryAddress !== '';
+  const { activeActiveIpfes, ...rest } = values;
   return {
-    ...values,
+    ...rest,
+    // Slots in the fixed order A1, A2, B1, B2, however they were ticked.
+    ...(values.serving === 'activeActive'
+      ? { activeActiveIpfes: IPFE_SLOTS.filter((slot) => (activeActiveIpfes ?? []).includes(slot)) }
+      : {}),
     leastLoad: { ...values.leastLoad },
     primary: {
       address: values.primary.address,
@@ -183,6 +196,8 @@ function candidateOf(values: TargetSetFormValues): TargetSet {
     deleteAgeSeconds: values.deleteAgeSeconds,
     algorithm: values.algorithm,
     leastLoad: { ...values.leastLoad },
+    serving: values.serving,
+    ...(body.activeActiveIpfes ? { activeActiveIpfes: body.activeActiveIpfes } : {}),
     primary: {
       address: canonical(values.primary.address),
       activeIpfe: values.primary.activeIpfe || 'A1',
@@ -252,6 +267,8 @@ const TOP_FIELDS = new Set([
   'primary.activeIpfe',
   'secondary.address',
   'secondary.activeIpfe',
+  'serving',
+  'activeActiveIpfes',
 ]);
 
 /** Where an API path shows on the form (null: on no field; the summary lists it). */
@@ -261,6 +278,7 @@ export function placeTargetSetIssue(path: string, editing: boolean): string | nu
   if (path === 'primary' || path === 'secondary') return `${path}.address`;
   if (path === 'leastLoad') return 'leastLoad.mpsFactor';
   if (path === 'servers') return 'servers.root';
+  if (/^activeActiveIpfes\.\d+$/.test(path)) return 'activeActiveIpfes';
   const row = /^servers\.(\d+)(?:\.(\w+))?$/.exec(path);
   if (row) {
     const field = row[2] && ROW_FIELDS.has(row[2]) ? row[2] : 'address';

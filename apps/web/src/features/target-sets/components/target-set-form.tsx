@@ -51,13 +51,16 @@ import {
 } from './form-model';
 import { ChangePreview } from './change-preview';
 import { IpList } from './ip-list';
+import { ServingFields } from './serving-fields';
 
 const schema = formSchema(toTargetSetBody, targetSetSchema);
 // Fm = Fc = 0 (Least Load only) shows on Fm: said, or taken back, as the algorithm or Fc changes.
-const RULES = [FACTOR_PAIR_RULE];
+// Least Load in an active-active set shows on the algorithm: said, or taken back, as Serving changes.
+const RULES = [FACTOR_PAIR_RULE, { path: 'algorithm', reads: ['serving', 'algorithm'] }];
 const num = { valueAsNumber: true } as const;
 const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
 const familyLabel = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
+const ACTIVE_ACTIVE_NOTE = 'Not used: the Target Set is served active-active (see Serving).';
 
 export interface TargetSetFormProps {
   context: TargetSetContext;
@@ -159,7 +162,9 @@ export function TargetSetForm({
         <Link to="/options">{MESSAGES.configureIpfe}</Link>.
       </>
     ) : undefined;
+  const activeActive = values.serving === 'activeActive';
   const standbyText = (active: IpfeSlot | '' | undefined) => {
+    if (activeActive) return 'None (served active-active)';
     if (!active) return 'None';
     const standby = standbyOf(options, active);
     return standby
@@ -278,9 +283,18 @@ export function TargetSetForm({
               { value: 'hash', label: 'Hash' },
               { value: 'leastLoad', label: 'Least Load' },
             ]}
-            help="Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat). Default: Least Load"
+            help="Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat; not with Active-Active serving). Default: Least Load"
           />
         </div>
+      </Section>
+
+      <Section title="Serving">
+        <ServingFields
+          register={(name) => register(name)}
+          activeActive={activeActive}
+          configured={configured}
+          slotNote={slotNote}
+        />
       </Section>
 
       <Section
@@ -357,7 +371,8 @@ export function TargetSetForm({
             label="Active IPFE"
             registration={register('primary.activeIpfe')}
             options={slotChoices}
-            note={slotNote}
+            disabled={activeActive}
+            note={activeActive ? ACTIVE_ACTIVE_NOTE : slotNote}
             help="The IPFE that primarily handles traffic for this address; if it fails, its mate takes over (A1↔A2, B1↔B2)."
           />
           <ReadOnlyField
@@ -381,8 +396,14 @@ export function TargetSetForm({
             label="Active IPFE for secondary address"
             registration={register('secondary.activeIpfe')}
             options={slotChoices}
-            disabled={!hasSecondary}
-            note={hasSecondary ? slotNote : 'Set a Secondary Address first.'}
+            disabled={!hasSecondary || activeActive}
+            note={
+              activeActive
+                ? ACTIVE_ACTIVE_NOTE
+                : hasSecondary
+                  ? slotNote
+                  : 'Set a Secondary Address first.'
+            }
             warning={warningAt('secondary.activeIpfe')}
             help="Should complement the Active IPFE, to give SCTP dual-homed traffic an alternative path."
           />
