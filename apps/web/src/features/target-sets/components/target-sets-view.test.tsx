@@ -57,4 +57,25 @@ describe('TargetSetsView', () => {
     expect(protocolsOf(4)).toHaveTextContent(/^SCTP$/);
     expect(protocolsOf(5)).toHaveTextContent(/^TCP, SCTP$/);
   });
+
+  it('names the IPFEs of each address: active and standby, or the active-active group', () => {
+    const activeActive = targetSetView({
+      number: 2,
+      family: 'ipv4',
+      algorithm: 'hash',
+      serving: 'activeActive',
+      activeActiveIpfes: ['A1', 'A2', 'B1'],
+      primary: { address: '192.168.10.102' },
+      servers,
+    });
+    renderWithRouter(
+      <TargetSetsView
+        targetSets={[served(1, 'tcp', { owner: null, notForwarded: null }), activeActive]}
+        selected={null}
+      />,
+    );
+    const primaryOf = (n: number) => within(rowOf(n)).getAllByRole('cell')[2]!;
+    expect(primaryOf(1)).toHaveTextContent('192.168.10.101active IPFE-A1 · standby IPFE-A2');
+    expect(primaryOf(2)).toHaveTextContent('192.168.10.102IPFE-A1 IPFE-A2 IPFE-B1 (active-active)');
+  });
 });

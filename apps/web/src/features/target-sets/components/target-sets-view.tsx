@@ -7,6 +7,9 @@ const PROTOCOL_NAMES = { tcp: 'TCP', sctp: 'SCTP' } as const;
 const slot = (s: IpfeSlot | null) => (s ? `IPFE-${s}` : 'none');
 const range = (r: { start: number; end: number } | null) => (r ? `${r.start}–${r.end}` : '—');
 
+const groupOf = (ts: TargetSetView) =>
+  ts.serving === 'activeActive' ? (ts.activeActiveIpfes ?? []) : null;
+
 function Algorithm({ ts }: { ts: TargetSetView }) {
   if (ts.algorithm === 'hash') return <>Hash</>;
   const ll = ts.leastLoad;
@@ -41,17 +44,22 @@ function Protocols({ ts }: { ts: TargetSetView }) {
   );
 }
 
+/** The IPFEs that serve an address: the active one and its standby, or the active-active group. */
 function Tsa({
   tsa,
+  group,
 }: {
   tsa: { address: string; activeIpfe: IpfeSlot; standbyIpfe: IpfeSlot | null } | null;
+  group: IpfeSlot[] | null;
 }) {
   if (!tsa) return <>—</>;
   return (
     <>
       <code>{tsa.address}</code>
       <span className="sub">
-        active {slot(tsa.activeIpfe)} · standby {slot(tsa.standbyIpfe)}
+        {group
+          ? `${group.map(slot).join(' ')} (active-active)`
+          : `active ${slot(tsa.activeIpfe)} · standby ${slot(tsa.standbyIpfe)}`}
       </span>
     </>
   );
@@ -126,10 +134,10 @@ export function TargetSetsView({
                     <Protocols ts={ts} />
                   </td>
                   <td>
-                    <Tsa tsa={ts.primary} />
+                    <Tsa tsa={ts.primary} group={groupOf(ts)} />
                   </td>
                   <td>
-                    <Tsa tsa={ts.secondary} />
+                    <Tsa tsa={ts.secondary} group={groupOf(ts)} />
                   </td>
                   <td>
                     <Algorithm ts={ts} />
