@@ -27,7 +27,11 @@ export function OptionsRoute() {
     const locked: Partial<Record<IpfeSlot, number[]>> = {};
     for (const slot of IPFE_SLOTS) {
       const users = targetSets.data
-        .filter((ts) => ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot)
+        .filter((ts) =>
+          ts.serving === 'activeActive'
+            ? (ts.activeActiveIpfes ?? []).includes(slot)
+            : ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot,
+        )
         .map((ts) => ts.number);
       if (users.length > 0) locked[slot] = users;
     }

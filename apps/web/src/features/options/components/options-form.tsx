@@ -33,6 +33,7 @@ import { Button } from '@/components/ui/button';
 import { Section } from '@/components/ui/section';
 import { savedAs } from '@/lib/commits';
 import { useUpdateOptions } from '../api/update-options';
+import { bgpBody, bgpFormValues, BgpSection, type BgpFormValues } from './bgp-section';
 
 export interface OptionsFormValues {
   ipfe: Record<IpfeSlot, { address: string; agentPort: number }>;
@@ -48,6 +49,7 @@ export interface OptionsFormValues {
   connectTryIntervalS: number;
   leastLoadThreshold: number;
   imbalanceThresholdPct: number;
+  bgp: BgpFormValues;
 }
 
 export function toFormValues(options: Options): OptionsFormValues {
@@ -57,7 +59,12 @@ export function toFormValues(options: Options): OptionsFormValues {
       return [slot, { address: node?.address ?? '', agentPort: node?.agentPort ?? 8701 }];
     }),
   ) as OptionsFormValues['ipfe'];
-  return { ...options, ipfe, forwardedPorts: options.forwardedPorts.join(', ') };
+  return {
+    ...options,
+    ipfe,
+    forwardedPorts: options.forwardedPorts.join(', '),
+    bgp: bgpFormValues(options.bgp),
+  };
 }
 
 /** An empty address means "not configured"; the ports are typed as one list. */
@@ -73,7 +80,7 @@ export function toOptionsBody(values: OptionsFormValues): OptionsInput {
     .split(/[\s,]+/)
     .filter((p) => p !== '')
     .map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
-  return { ...values, ipfe, forwardedPorts: ports };
+  return { ...values, ipfe, forwardedPorts: ports, bgp: bgpBody(values.bgp) };
 }
 
 const schema = formSchema(toOptionsBody, optionsSchema);
@@ -96,6 +103,11 @@ export function placeOptionsIssue(path: string): string | null {
   if (/^ipfe\.(A1|A2|B1|B2)\.(address|agentPort)$/.test(path)) return path;
   if (/^ipfe\.(A1|A2|B1|B2)$/.test(path)) return `${path}.address`;
   if (path.startsWith('forwardedPorts')) return 'forwardedPorts';
+  if (/^bgp\.peers\.\d+\.(address|asn)$/.test(path)) return path;
+  if (/^bgp\.peers\.\d+$/.test(path)) return `${path}.address`;
+  if (/^bgp\.(asn|bfdIntervalMs|bfdMultiplier)$/.test(path)) return path;
+  if (path === 'bgp.peers') return 'bgp.peers.root';
+  if (path === 'bgp') return 'bgp.enabled';
   return FIELDS.has(path) ? path : null;
 }
 
@@ -324,6 +336,8 @@ export function OptionsForm({
             />
           </div>
         </Section>
+
+        <BgpSection />
       </fieldset>
       {!readOnly && (
         <div className="form-actions">
