@@ -5,6 +5,7 @@ import { Loading, Page } from '@/components/ui/page';
 import { useAppServers } from '@/features/app-servers/api/get-app-servers';
 import { useAgentStatuses } from '@/features/ipfe-status/api/get-agent-status';
 import { LIVE_INTERVAL_MS, useIpfe } from '@/features/ipfe-status/api/get-ipfe';
+import { BgpStatus } from '@/features/ipfe-status/components/bgp-status';
 import { IpfeTable } from '@/features/ipfe-status/components/ipfe-table';
 import { ownerOf } from '@/features/ipfe-status/components/sync-state';
 import { TargetSetStatus } from '@/features/ipfe-status/components/target-set-status';
@@ -28,6 +29,9 @@ export function StatusRoute() {
     (servers.data ?? []).flatMap((s) => s.addresses.map((a) => [a, s.name] as const)),
   );
   const activeAlarms = slots.reduce((n, s) => n + s.alarms.length, 0);
+  // Decision 018: shown once BGP is configured, or an agent reports it.
+  const showBgp =
+    Boolean(options.data?.data.bgp) || [...statuses.values()].some((status) => status?.bgp);
   const error = ipfe.error ?? targetSets.error;
   const now = Date.now();
   return (
@@ -63,6 +67,14 @@ export function StatusRoute() {
           !ipfe.isError && <Loading what="the IPFE status" />
         )}
       </section>
+      {showBgp && (
+        <section className="status-block" aria-labelledby="status-bgp">
+          <h2 id="status-bgp" className="block-title">
+            BGP
+          </h2>
+          <BgpStatus slots={configured} statuses={statuses} />
+        </section>
+      )}
       <section className="status-block" aria-labelledby="status-ts">
         <h2 id="status-ts" className="block-title">
           Target Sets
