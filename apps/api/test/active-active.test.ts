@@ -104,6 +104,19 @@ describe('an active-active Target Set (issue 18)', () => {
   });
 });
 
+describe('the IPFEs of an active-active group', () => {
+  it('keep their addresses read-only on the Options page, like an Active IPFE', async () => {
+    await admin.edit('/api/options', { ipfe: IPFE, bgp: BGP });
+    expect((await admin.post('/api/target-sets', activeActive())).statusCode).toBe(201);
+    const response = await admin.edit('/api/options', {
+      ipfe: { ...IPFE, A2: { address: '127.250.0.99' } },
+      bgp: BGP,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(fieldsOf(response)['ipfe.A2.address']).toMatch(/IPFE A2 .*Target Set 1/);
+  });
+});
+
 describe('an active-active Target Set without BGP', () => {
   it('is refused on its Serving field', async () => {
     await admin.edit('/api/options', { ipfe: IPFE });

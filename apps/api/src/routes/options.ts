@@ -12,13 +12,20 @@ import { validateEdit } from '../domain/validate-change.ts';
 import { commitHeaders } from '../http/commit-headers.ts';
 import { IF_MATCH_ERRORS } from '../plugins/openapi.ts';
 
-/** An IPFE slot's address is read-only while a Target Set names the slot as its Active IPFE. */
+/**
+ * An IPFE slot's address is read-only while a Target Set names the slot as its Active IPFE, or
+ * as one of its active-active group (decision 018).
+ */
 function activeSlotChanges(config: Configuration, next: Configuration['options']): FieldError[] {
   const errors: FieldError[] = [];
   for (const slot of IPFE_SLOTS) {
     if (config.options.ipfe[slot]?.address === next.ipfe[slot]?.address) continue;
     const users = config.targetSets
-      .filter((ts) => ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot)
+      .filter((ts) =>
+        ts.serving === 'activeActive'
+          ? (ts.activeActiveIpfes ?? []).includes(slot)
+          : ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot,
+      )
       .map((ts) => ts.number);
     if (users.length > 0) {
       errors.push({

@@ -77,7 +77,14 @@ export function TargetSetStatus({
             ) : (
               <span className="state state-error">none</span>
             )}
-            {owner && owner !== ts.primary.activeIpfe && (
+            {ts.serving === 'activeActive' && (
+              <span className="state">
+                {' '}
+                active-active:{' '}
+                {(ts.activeActiveIpfes ?? []).map((slot) => `IPFE-${slot}`).join(' ')}
+              </span>
+            )}
+            {ts.serving !== 'activeActive' && owner && owner !== ts.primary.activeIpfe && (
               <span className="state state-warn">
                 {' '}
                 standby serving (active IPFE-{ts.primary.activeIpfe})
