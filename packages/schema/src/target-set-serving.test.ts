@@ -147,3 +147,23 @@ describe('active-active across the configuration', () => {
     expect(checkConfiguration(parsed)).toEqual([]);
   });
 });
+
+describe('the serving fields’ names in messages', () => {
+  it('names them as the GUI does', () => {
+    expect(issueText({ path: 'activeActiveIpfes.1', message: 'IPFE A1 is listed twice' })).toBe(
+      'Active-Active IPFEs: IPFE A1 is listed twice',
+    );
+    expect(
+      issueText({ path: 'activeActiveIpfes', message: MESSAGES.activeActiveIpfesTooFew }),
+    ).toBe(MESSAGES.activeActiveIpfesTooFew);
+    expect(issueText({ path: 'serving', message: MESSAGES.activeActiveNeedsBgp })).toBe(
+      `Serving: ${MESSAGES.activeActiveNeedsBgp}`,
+    );
+    expect(
+      issueText({
+        path: 'bgp.bfdMultiplier',
+        message: 'BFD multiplier must be a whole number from 2 to 10',
+      }),
+    ).toBe('BFD multiplier must be a whole number from 2 to 10');
+  });
+});
