@@ -114,6 +114,7 @@ describe('hostile input', () => {
         'B2',
         'hash',
         'leastLoad',
+        'activeActive',
         'ipv4',
         'ipv6',
       ),
@@ -135,6 +136,8 @@ describe('hostile input', () => {
         'leastLoad.mpsFactor',
         'leastLoad',
         'protocols',
+        'serving',
+        'activeActiveIpfes',
         'extra',
       ),
       value: fc.oneof(
