@@ -37,7 +37,7 @@ import { Monitor } from './monitor.ts';
 import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch } from './balance.ts';
 import { AddressHolder } from './address-holder.ts';
-import { BgpSpeaker } from './bgp.ts';
+import { BgpSpeaker, frrPathspace } from './bgp.ts';
 import { bgpSettingsOf, prefixOf } from './frr-config.ts';
 
 export interface AgentOptions {
@@ -149,7 +149,7 @@ export class Agent {
     if (options.dataplane === 'direct')
       this.#bgp = new BgpSpeaker(
         options.stateDir,
-        `ipfe-${this.slot.toLowerCase()}-${createHmac('sha256', 'frr pathspace').update(options.stateDir).digest('hex').slice(0, 8)}`,
+        frrPathspace(this.slot, options.stateDir),
         this.log,
         this.#guard,
       );
@@ -504,7 +504,10 @@ export class Agent {
     const request = JSON.stringify([settings, routerId, prefixes]);
     if (request === this.#bgpRequest) return;
     this.#bgpRequest = request;
-    void this.#bgp.update(settings, routerId, prefixes);
+    void this.#bgp.update(settings, routerId, prefixes).then((ok) => {
+      // Tried again a second later (FRR slow to start, a vtysh refused).
+      if (!ok) setTimeout(() => (this.#bgpRequest = ''), 1000).unref();
+    });
   }
 
   /** Alarm texts of active-active Target Sets this node cannot announce (5002). */

@@ -1,5 +1,6 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AgentBgpStatus } from '@ipfe/schema';
@@ -13,6 +14,12 @@ const run = promisify(execFile);
 const FRR_DIR = process.env.IPFE_FRR_DIR ?? '/usr/lib/frr';
 const DAEMONS = ['zebra', 'bfdd', 'bgpd'] as const;
 const VTYSH_TIMEOUT_MS = 5000;
+
+/** The FRR pathspace of the agent of `slot` with this state folder: its own, and the same after a restart. */
+export function frrPathspace(slot: string, stateDir: string): string {
+  const hash = createHash('sha256').update(stateDir).digest('hex').slice(0, 8);
+  return `ipfe-${slot.toLowerCase()}-${hash}`;
+}
 
 /** Whether FRR is installed (the agent refuses active-active without it). */
 export function frrInstalled(): boolean {
@@ -62,19 +69,24 @@ export class BgpSpeaker {
 
   /**
    * Runs the speaker for these settings and announces exactly `prefixes` (`null` settings: no
-   * speaker). Calls are queued, one at a time.
+   * speaker). Calls are queued, one at a time; false when it did not succeed.
    */
   update(
     settings: BgpSettings | null,
     routerId: string | null,
     prefixes: readonly string[],
-  ): Promise<void> {
-    this.#busy = this.#busy
+  ): Promise<boolean> {
+    const done = this.#busy
       .then(() => this.#update(settings, routerId, prefixes))
-      .catch((err) => {
-        this.log.error({ err: (err as Error).message }, 'BGP: update failed');
-      });
-    return this.#busy;
+      .then(
+        () => !this.#failed,
+        (err: unknown) => {
+          this.log.error({ err: (err as Error).message }, 'BGP: update failed');
+          return false;
+        },
+      );
+    this.#busy = done.then(() => undefined);
+    return done;
   }
 
   async #update(
@@ -157,6 +169,7 @@ export class BgpSpeaker {
     this.#settings = null;
     this.#signature = '';
     this.#announced = new Set();
+    rmSync(this.#runDir, { recursive: true, force: true });
   }
 
   async #vtysh(args: string[]): Promise<string> {

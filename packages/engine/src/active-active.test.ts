@@ -79,4 +79,14 @@ describe('the plan says how a TSA is reached', () => {
     engine.heartbeat('10.1.0.1', report, 10);
     expect(announcable(engine.plan(['192.0.2.1'], 10).tsas[0]!)).toBe(true);
   });
+
+  it('an IPFE of the group that is neither the Active IPFE nor its mate plans the TSA too; one outside the group does not', () => {
+    const b1 = new Engine(activeActive(['A1', 'B1']), 0, { slot: 'B1' });
+    for (const s of ['10.1.0.1', '10.1.0.2']) b1.heartbeat(s, report, 0);
+    expect(b1.plan(['192.0.2.1'], 0).tsas.map((t) => [t.tsa, announcable(t)])).toEqual([
+      ['192.0.2.1', true],
+    ]);
+    const b2 = new Engine(activeActive(['A1', 'B1']), 0, { slot: 'B2' });
+    expect(b2.plan(['192.0.2.1'], 0).tsas).toEqual([]);
+  });
 });

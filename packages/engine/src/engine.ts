@@ -15,6 +15,7 @@ import { newIpWords, parseIp, parseIpv4 } from './ip.ts';
 import { chooseLeastLoaded } from './least-load.ts';
 import { buildMaglev, maglevLookup, type MaglevTable } from './maglev.ts';
 import { filterByPeerNodeGroup, NO_GROUP, PeerNodeGroups } from './peer-node.ts';
+import { activeActiveGroupOf } from './ownership.ts';
 import { RateWindow } from './rate-window.ts';
 import { IN_TABLE_BY_CODE, OWN_NEW_BY_CODE, STATE_CODE } from './server-state.ts';
 import { Server } from './server.ts';
@@ -139,7 +140,12 @@ export class Engine {
       const addresses = [
         { role: spec.primary, secondary: false },
         ...(spec.secondary ? [{ role: spec.secondary, secondary: true }] : []),
-      ].filter(({ role }) => this.#serves(role.activeIpfe, role.standbyIpfe));
+      ].filter(({ role }) => {
+        // Active-active (issue 18): the group serves both addresses, whatever Active IPFE says.
+        const group = activeActiveGroupOf(spec);
+        if (group) return this.slot === null || group.includes(this.slot);
+        return this.#serves(role.activeIpfe, role.standbyIpfe);
+      });
       if (addresses.length === 0) continue;
       const members: Member[] = spec.servers.map((row) => {
         const server = this.#server(row.address);
