@@ -6,7 +6,9 @@ import type { Logger } from 'pino';
 
 const GUARD = fileURLToPath(new URL('../bin/ipfe-agent-guard.js', import.meta.url));
 /** The only programs an undo list may name: a state folder is no place to smuggle commands in. */
-const UNDO_PROGRAMS = new Set(['ip', 'nft', 'conntrackd', 'kill']);
+// (Not `kill`: the live guard kills the agent's FRR daemons, but a pid left in a file may have been
+// reused since; the next agent's BGP speaker stops leftover daemons by their pid files.)
+const UNDO_PROGRAMS = new Set(['ip', 'nft', 'conntrackd']);
 
 /**
  * What the agent holds in the kernel outlives the process: a TSA address on the XSI interface, the
