@@ -22,6 +22,7 @@ describe('/api/options', () => {
       connectTryIntervalS: 1,
       leastLoadThreshold: 0,
       imbalanceThresholdPct: 20,
+      bgp: null,
     });
   });
 

@@ -174,7 +174,8 @@ function readHeader(table: Table, row: Row, out: SourceCsvRead): Header {
   } else {
     out.notImported.push(...unknown);
   }
-  const missing = table.columns.filter((c) => !seen.has(c.name.toLowerCase()));
+  // Our own later columns (decision 018) may be absent: a file from before, or the source's own.
+  const missing = table.columns.filter((c) => !c.optional && !seen.has(c.name.toLowerCase()));
   if (table.numbered) {
     header.groups = groupColumns.size === 0 ? 0 : Math.max(...groupColumns.keys());
     for (let n = 1; n <= Math.max(1, header.groups); n++) {

@@ -38,6 +38,8 @@ export interface Column {
   label: string;
   field: string;
   kind: CellKind;
+  /** A column the header may lack (ours, added after the first import): its field's default. */
+  optional?: boolean;
 }
 
 export type Collection = 'options' | Exclude<keyof Configuration, 'options'>;
@@ -67,6 +69,8 @@ const col = (name: string, label: string, field: string, kind: CellKind = text):
   field,
   kind,
 });
+
+const optional = (column: Column): Column => ({ ...column, optional: true });
 
 const SLOT_LABELS = Object.fromEntries(IPFE_SLOTS.map((s) => [s, `IPFE-${s}`]));
 const slot = choice(SLOT_LABELS);
@@ -105,10 +109,12 @@ const ipfeOption: Table = {
     col('LeastLoadThreshold', 'Least Load threshold', 'leastLoadThreshold', int),
     col('ImbalanceThreshold', 'Imbalance threshold (%)', 'imbalanceThresholdPct', int),
     // Ours (decision 018): BGP for active-active Target Sets; all empty: no BGP.
-    col('BgpAsn', 'BGP ASN', 'bgp.asn', int),
-    col('BgpPeers', 'BGP peers', 'bgp.peers', list(bgpPeer)),
-    col('BfdIntervalMs', 'BFD interval (ms)', 'bgp.bfdIntervalMs', int),
-    col('BfdMultiplier', 'BFD multiplier', 'bgp.bfdMultiplier', int),
+    ...[
+      col('BgpAsn', 'BGP ASN', 'bgp.asn', int),
+      col('BgpPeers', 'BGP peers', 'bgp.peers', list(bgpPeer)),
+      col('BfdIntervalMs', 'BFD interval (ms)', 'bgp.bfdIntervalMs', int),
+      col('BfdMultiplier', 'BFD multiplier', 'bgp.bfdMultiplier', int),
+    ].map(optional),
   ],
   schema: optionsSchema,
   finish(input) {
@@ -166,13 +172,15 @@ const ipfeListTsa: Table = {
     col('SecondaryAddress', 'Secondary Address', 'secondary.address'),
     col('SecondaryActiveIpfe', 'Active IPFE for secondary address', 'secondary.activeIpfe', slot),
     // Ours (decision 018): the source serves a Target Set active/standby only.
-    col(
-      'Serving',
-      'Serving',
-      'serving',
-      choice({ activeStandby: 'Active/Standby', activeActive: 'Active-Active' }),
-    ),
-    col('ActiveActiveIpfes', 'Active-Active IPFEs', 'activeActiveIpfes', list(slot)),
+    ...[
+      col(
+        'Serving',
+        'Serving',
+        'serving',
+        choice({ activeStandby: 'Active/Standby', activeActive: 'Active-Active' }),
+      ),
+      col('ActiveActiveIpfes', 'Active-Active IPFEs', 'activeActiveIpfes', list(slot)),
+    ].map(optional),
   ],
   numbered: {
     pattern: /^Server(\d{1,3})(IpAddress|SecondaryIpAddress|Description|Weighting)$/,
