@@ -213,6 +213,12 @@ function carried(): Record<IpfeName, number> {
   ) as Record<IpfeName, number>;
 }
 
+/** GET `path` of an agent's control API, from its own namespace. */
+function agentGet(slot: IpfeName, path: string): string {
+  const script = `fetch('http://${hosts[slot]}:8701${path}', { headers: { authorization: 'Bearer ${TOKEN}' } }).then((r) => r.text()).then((t) => process.stdout.write(t))`;
+  return topology.exec(slot, [process.execPath, '-e', script]).stdout;
+}
+
 function startServer(s: (typeof SERVERS)[number]) {
   reporters[s] = startHoldingReporter(topology, s, { address: hosts[s], holdTsa: TSA });
 }
@@ -299,6 +305,21 @@ describe.skipIf(!available)('active-active over BGP and ECMP (issue 18)', () => 
     expect(tally.none ?? 0).toBe(0);
     const after = carried();
     for (const slot of IPFES) expect(after[slot], slot).toBeGreaterThan(Math.max(0, before[slot]));
+
+    // Each agent shows its session, BFD and what it announces, in its status and /metrics.
+    await until('A1 reads its session and BFD as up', () => {
+      const bgp = (JSON.parse(agentGet('a1', '/v1/status')) as { bgp?: unknown }).bgp;
+      return (
+        JSON.stringify(bgp) ===
+        JSON.stringify({
+          sessions: [{ peer: hosts.router, state: 'established', bfd: 'up' }],
+          announced: [`${TSA}/32`],
+        })
+      );
+    });
+    const metrics = agentGet('b1', '/metrics');
+    expect(metrics).toMatch(new RegExp(`ipfe_bgp_session_up\\{peer="${hosts.router}"[^}]*\\} 1`));
+    expect(metrics).toMatch(new RegExp(`ipfe_bgp_announced\\{prefix="${TSA}/32"[^}]*\\} 1`));
   }, 120_000);
 
   it('an IPFE killed outright: its route is withdrawn and every held Hash connection survives', async () => {
@@ -314,6 +335,20 @@ describe.skipIf(!available)('active-active over BGP and ECMP (issue 18)', () => 
     expect(nextHops()).toEqual([hosts.a1, hosts.b1].sort());
     const alive = await client.ask('alive');
     expect((alive.s1 ?? 0) + (alive.s2 ?? 0)).toBe(30);
+    expect(alive).toEqual(held);
+  }, 120_000);
+
+  it('an IPFE lost with its link: BFD takes its route away and the held connections survive', async () => {
+    const held = await client.ask('alive');
+    expect((held.s1 ?? 0) + (held.s2 ?? 0)).toBe(30);
+    // The agent and its FRR go on running: only the router's BFD can tell it is gone.
+    topology.exec('b1', ['ip', 'link', 'set', 'eth0', 'down']);
+    await until('the router withdraws the route through B1', () => nextHops().length === 1, 30_000);
+    expect(nextHops()).toEqual([hosts.a1]);
+    const bfd = topology.exec('router', ['vtysh', '-N', routerSpace, '-c', 'show bfd peers json']);
+    const peers = JSON.parse(bfd.stdout) as { peer: string; status: string }[];
+    expect(peers.find((p) => p.peer === hosts.b1)?.status).toBe('down');
+    const alive = await client.ask('alive');
     expect(alive).toEqual(held);
   }, 120_000);
 });
