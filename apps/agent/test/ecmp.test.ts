@@ -350,5 +350,23 @@ describe.skipIf(!available)('active-active over BGP and ECMP (issue 18)', () => 
     expect(peers.find((p) => p.peer === hosts.b1)?.status).toBe('down');
     const alive = await client.ask('alive');
     expect(alive).toEqual(held);
+    // B1 lost its router too: alarm 5020 names it.
+    await until(
+      'B1 raises alarm 5020 for the router',
+      () => {
+        const status = agentGet('b1', '/v1/status');
+        const alarms = status
+          ? (
+              JSON.parse(status) as {
+                alarms: { code: number; server: string | null; severity: string }[];
+              }
+            ).alarms
+          : [];
+        return alarms.some(
+          (a) => a.code === 5020 && a.server === hosts.router && a.severity === 'major',
+        );
+      },
+      30_000,
+    );
   }, 120_000);
 });
