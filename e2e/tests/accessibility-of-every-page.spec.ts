@@ -87,7 +87,10 @@ test.describe('as an operator', () => {
     await expect(page.getByRole('radio', { name: 'Least Load' })).toBeFocused();
     await page.keyboard.press('ArrowLeft');
     await expect(page.getByRole('radio', { name: 'Hash' })).toBeChecked();
-    // With Hash, the Least Load fields are skipped: the next stop is the primary address.
+    // With Hash, the Least Load fields are skipped: the next stop is Serving, then the primary
+    // address.
+    await page.keyboard.press('Tab');
+    await expect(page.getByRole('radio', { name: 'Active/Standby' })).toBeFocused();
     await page.keyboard.press('Tab');
     const primary = page.getByRole('region', { name: 'Primary Public IP Address' });
     await expect(primary.getByLabel('Address', { exact: true })).toBeFocused();

@@ -288,15 +288,6 @@ export function TargetSetForm({
         </div>
       </Section>
 
-      <Section title="Serving">
-        <ServingFields
-          register={(name) => register(name)}
-          activeActive={activeActive}
-          configured={configured}
-          slotNote={slotNote}
-        />
-      </Section>
-
       <Section
         title="Least Load Parameters"
         disabled={leastLoadLocked}
@@ -354,6 +345,15 @@ export function TargetSetForm({
             help={`D: servers whose group count exceeds the lowest by D or more are passed over; 0 turns the group filter off. Range: ${PEER_NODE_THRESHOLD.min}–${PEER_NODE_THRESHOLD.max}. Default: ${PEER_NODE_THRESHOLD.default}`}
           />
         </div>
+      </Section>
+
+      <Section title="Serving">
+        <ServingFields
+          register={(name) => register(name)}
+          activeActive={activeActive}
+          configured={configured}
+          slotNote={slotNote}
+        />
       </Section>
 
       <Section title="Primary Public IP Address">
