@@ -63,6 +63,11 @@ describe('the Grafana dashboard', () => {
       engine: () => null,
       counts: newCounts(),
       activeAlarms: () => [],
+      // An IPFE of an active-active Target Set: its BGP series exist only then.
+      bgp: () => ({
+        sessions: [{ peer: '192.0.2.1', state: 'established', bfd: 'up' }],
+        announced: ['192.0.2.10/32'],
+      }),
     }).metrics();
     const exported = new Set([...seriesNames(oam), ...seriesNames(agent)]);
 
