@@ -252,6 +252,38 @@ describe('deriveConfiguration', () => {
     });
   }
 
+  it('names no standby IPFE for an active-active Target Set, whose group all serves', () => {
+    const config = stored();
+    const options = {
+      ...config.options,
+      bgp: {
+        asn: 65010,
+        peers: [{ address: '10.0.0.1', asn: 65000 }],
+        bfdIntervalMs: 100,
+        bfdMultiplier: 3,
+      },
+    };
+    const groupOf2 = configurationShape.parse({
+      ...config,
+      options,
+      targetSets: config.targetSets.map((ts) =>
+        ts.number === 2
+          ? {
+              ...ts,
+              // A1's mate A2 is configured: active/standby, it would be the standby.
+              primary: { ...ts.primary, activeIpfe: 'A1' },
+              algorithm: 'hash',
+              serving: 'activeActive',
+              activeActiveIpfes: ['A1', 'B1'],
+            }
+          : ts,
+      ),
+    });
+    const [one, two] = deriveConfiguration(groupOf2).targetSets;
+    expect(two?.primary.standbyIpfe).toBeNull();
+    expect(one?.primary.standbyIpfe).toBe('A2');
+  });
+
   it('sorts every list by its identity', () => {
     const doc = deriveConfiguration(stored());
     expect(doc.xsiNetworks.map((n) => n.name)).toEqual(['xsi-v4', 'xsi-v6']);

@@ -113,11 +113,14 @@ function serverOf(config: Configuration, address: string) {
 
 export function deriveTargetSet(config: Configuration, ts: TargetSet): DerivedTargetSet {
   const total = ts.servers.reduce((sum, s) => sum + s.weight, 0);
+  // An active-active group has no standby: every IPFE of it serves (decision 018).
+  const standby = (active: IpfeSlot) =>
+    ts.serving === 'activeActive' ? null : standbyOf(config.options, active);
   return {
     ...ts,
-    primary: { ...ts.primary, standbyIpfe: standbyOf(config.options, ts.primary.activeIpfe) },
+    primary: { ...ts.primary, standbyIpfe: standby(ts.primary.activeIpfe) },
     secondary: ts.secondary
-      ? { ...ts.secondary, standbyIpfe: standbyOf(config.options, ts.secondary.activeIpfe) }
+      ? { ...ts.secondary, standbyIpfe: standby(ts.secondary.activeIpfe) }
       : null,
     servers: ts.servers.map((row) => {
       const server = serverOf(config, row.address);
