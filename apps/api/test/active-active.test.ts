@@ -113,7 +113,7 @@ describe('the IPFEs of an active-active group', () => {
       bgp: BGP,
     });
     expect(response.statusCode).toBe(400);
-    expect(fieldsOf(response)['ipfe.A2.address']).toMatch(/IPFE A2 .*Target Set 1/);
+    expect(fieldsOf(response)['ipfe.A2.address']).toMatch(/Target Set 1 is served through IPFE A2/);
   });
 });
 

@@ -78,7 +78,7 @@ describe('/api/options', () => {
     });
     expect(moved.statusCode).toBe(400);
     expect(fieldsOf(moved)['ipfe.A1.address']).toBe(
-      'This field cannot be changed: IPFE A1 is the Active IPFE of Target Set 1',
+      'This field cannot be changed: Target Set 1 is served through IPFE A1',
     );
     // The standby may go: the Target Set's standby becomes none.
     const standbyGone = await admin.edit('/api/options', {

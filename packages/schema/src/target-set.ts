@@ -126,6 +126,22 @@ type ServingFields = {
 };
 
 /**
+ * Whether a Target Set serves through IPFE `slot`: as its Active IPFE (primary or secondary), or
+ * as one of its active-active group. Such a slot's address is read-only.
+ */
+export function servesThrough(
+  ts: Pick<ServingFields, 'serving' | 'activeActiveIpfes'> & {
+    primary: { activeIpfe: IpfeSlot };
+    secondary?: { activeIpfe: IpfeSlot } | null | undefined;
+  },
+  slot: IpfeSlot,
+): boolean {
+  return ts.serving === 'activeActive'
+    ? (ts.activeActiveIpfes ?? []).includes(slot)
+    : ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot;
+}
+
+/**
  * Decision 018: the issues of a Target Set's serving mode, each with the field it shows on. An
  * active-active set names 2–4 distinct IPFEs and balances by Hash (Least Load weighs one IPFE's
  * view of the connections, which no IPFE of a group has); an active/standby set names none.

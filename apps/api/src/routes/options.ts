@@ -3,6 +3,7 @@ import {
   IPFE_SLOTS,
   MESSAGES,
   optionsSchema,
+  servesThrough,
   type Configuration,
   type FieldError,
 } from '@ipfe/schema';
@@ -20,17 +21,11 @@ function activeSlotChanges(config: Configuration, next: Configuration['options']
   const errors: FieldError[] = [];
   for (const slot of IPFE_SLOTS) {
     if (config.options.ipfe[slot]?.address === next.ipfe[slot]?.address) continue;
-    const users = config.targetSets
-      .filter((ts) =>
-        ts.serving === 'activeActive'
-          ? (ts.activeActiveIpfes ?? []).includes(slot)
-          : ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot,
-      )
-      .map((ts) => ts.number);
+    const users = config.targetSets.filter((ts) => servesThrough(ts, slot)).map((ts) => ts.number);
     if (users.length > 0) {
       errors.push({
         path: `ipfe.${slot}.address`,
-        message: `${MESSAGES.readOnly}: IPFE ${slot} is the Active IPFE of Target Set ${users.join(', ')}`,
+        message: `${MESSAGES.readOnly}: Target Set ${users.join(', ')} ${users.length === 1 ? 'is' : 'are'} served through IPFE ${slot}`,
       });
     }
   }

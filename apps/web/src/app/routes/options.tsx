@@ -1,4 +1,4 @@
-import { IPFE_SLOTS, type IpfeSlot } from '@ipfe/schema';
+import { IPFE_SLOTS, servesThrough, type IpfeSlot } from '@ipfe/schema';
 import { useState } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Loading, Page } from '@/components/ui/page';
@@ -26,13 +26,7 @@ export function OptionsRoute() {
   } else {
     const locked: Partial<Record<IpfeSlot, number[]>> = {};
     for (const slot of IPFE_SLOTS) {
-      const users = targetSets.data
-        .filter((ts) =>
-          ts.serving === 'activeActive'
-            ? (ts.activeActiveIpfes ?? []).includes(slot)
-            : ts.primary.activeIpfe === slot || ts.secondary?.activeIpfe === slot,
-        )
-        .map((ts) => ts.number);
+      const users = targetSets.data.filter((ts) => servesThrough(ts, slot)).map((ts) => ts.number);
       if (users.length > 0) locked[slot] = users;
     }
     body = (

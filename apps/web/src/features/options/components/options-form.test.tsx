@@ -43,7 +43,9 @@ describe('OptionsForm', () => {
     );
     const a1 = screen.getByLabelText('IPFE A1 address');
     expect(a1).toHaveAttribute('readonly');
-    expect(a1).toHaveAccessibleDescription(`${MESSAGES.readOnly}: Active IPFE of Target Set 1, 4`);
+    expect(a1).toHaveAccessibleDescription(
+      `${MESSAGES.readOnly}: Target Set 1, 4 are served through this IPFE`,
+    );
     expect(screen.getByLabelText('IPFE A2 address')).not.toHaveAttribute('readonly');
   });
 

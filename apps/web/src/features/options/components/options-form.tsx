@@ -150,7 +150,8 @@ function IpfeRow({
         <FieldMessage id={addressId} error={addressError} />
         {locked && (
           <p className="field-note" id={`${addressId}-locked`}>
-            {MESSAGES.readOnly}: Active IPFE of Target Set {locked.join(', ')}
+            {MESSAGES.readOnly}: Target Set {locked.join(', ')} {locked.length === 1 ? 'is' : 'are'}{' '}
+            served through this IPFE
           </p>
         )}
       </td>
