@@ -19,10 +19,10 @@ import {
   startHoldingReporter,
   startNamingService,
 } from './direct-hosts.ts';
+import { startKernelAgent } from './kernel-agents.ts';
 import {
   ip,
   netnsAvailable,
-  repoRoot,
   startKernelClient,
   Topology,
   until,
@@ -162,24 +162,13 @@ function nextHops(): string[] {
 }
 
 function startAgent(slot: IpfeName) {
-  agents[slot] = topology.run(
-    slot,
-    [
-      process.execPath,
-      join(repoRoot, 'apps/agent/bin/ipfe-agent.js'),
-      '--slot',
-      slot.toUpperCase(),
-      '--control',
-      `${hosts[slot]}:8701`,
-      '--state-dir',
-      join(dir, slot),
-      '--dataplane',
-      'direct',
-      '--manage-addresses',
-      'eth0',
-    ],
-    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: process.env.AGENT_LOG_LEVEL ?? 'warn' },
-  );
+  agents[slot] = startKernelAgent(topology, slot, {
+    control: `${hosts[slot]}:8701`,
+    stateDir: join(dir, slot),
+    token: TOKEN,
+    sync: false,
+    dataplane: 'direct',
+  });
   // AGENT_LOG_LEVEL=info keeps each agent's log in /tmp/ipfe-ecmp-<slot>.log, for a failure.
   if (process.env.AGENT_LOG_LEVEL) {
     const log = createWriteStream(join(tmpdir(), `ipfe-ecmp-${slot}.log`), { flags: 'a' });

@@ -6,12 +6,12 @@ import { buildDocument } from '@ipfe/schema/digest';
 import { repoRoot, startNamedServer, until, type Topology } from './netns-topology.ts';
 
 /**
- * An agent on the kernel data path in a host of a test's topology, holding its TSAs on eth0
- * (`--manage-addresses`), and with `sync` sharing conntrack state with its mate.
+ * An agent on the kernel data path (or the direct one) in a host of a test's topology, holding
+ * its TSAs on eth0 (`--manage-addresses`), and with `sync` sharing conntrack state with its mate.
  */
 export function startKernelAgent(
   topology: Topology,
-  slot: 'a1' | 'a2',
+  slot: 'a1' | 'a2' | 'b1' | 'b2',
   options: {
     control: string;
     stateDir: string;
