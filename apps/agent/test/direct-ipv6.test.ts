@@ -8,6 +8,7 @@ import { configurationShape, formatHostPort } from '@ipfe/schema';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
 import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
+import { expectSpreadByWeights } from './spread.ts';
 
 /**
  * The direct (transparent) data path for an IPv6 Target Set: a client, the mates A1 and A2 and two
@@ -89,9 +90,6 @@ const clientNeighbourOfTsa = () =>
     topology.exec('client', ['ip', '-6', 'neigh', 'show', TSA, 'dev', 'eth0']).stdout,
   )?.[1];
 
-const share = (tally: Record<string, number>, name: string) =>
-  (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
-
 describe.skipIf(!available)(
   `the direct data path for an IPv6 Target Set${reason ? ` (skipped: ${reason})` : ''}`,
   () => {
@@ -141,8 +139,7 @@ describe.skipIf(!available)(
       for (const s of SERVERS) peers[s].length = 0;
       const tally = await client.ask(`tally ${TSA} 400`);
       expect(tally.none).toBeUndefined();
-      expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
-      expect(Math.abs(share(tally, 's2') - 75)).toBeLessThan(7);
+      expectSpreadByWeights(tally, { s1: 1, s2: 3 });
       const seen = SERVERS.flatMap((s) => peers[s]);
       expect(seen.length).toBeGreaterThanOrEqual(400);
       expect(new Set(seen)).toEqual(new Set([hosts.client]));

@@ -14,6 +14,7 @@ import {
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
 import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
+import { expectSpreadByWeights } from './spread.ts';
 
 /**
  * The direct (transparent) data path on a real topology: a client, the mates A1 and A2 and three
@@ -194,9 +195,6 @@ function roundTrip(bytes: number): number {
   return Number(out.trim());
 }
 
-const share = (tally: Record<string, number>, name: string) =>
-  (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
-
 describe.skipIf(!available)('the direct data path', () => {
   beforeAll(async () => {
     topology.build();
@@ -236,9 +234,7 @@ describe.skipIf(!available)('the direct data path', () => {
     const before = await metrics();
     const tally = await client.ask(`tally ${TSA} 400`);
     expect(tally.none).toBeUndefined();
-    expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
-    expect(Math.abs(share(tally, 's2') - 50)).toBeLessThan(7);
-    expect(Math.abs(share(tally, 's3') - 25)).toBeLessThan(7);
+    expectSpreadByWeights(tally, { s1: 1, s2: 2, s3: 1 });
     // The agent counts what it forwarded: the connections opened, the bytes in.
     await until('A1 counts the 400 connections and their bytes', async () => {
       const after = await metrics();

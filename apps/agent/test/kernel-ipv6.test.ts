@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
 import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
+import { expectSpreadByWeights } from './spread.ts';
 
 /**
  * The kernel data path for an IPv6 Target Set, with IPv6 mates: ip6 DNAT by the weights, the
@@ -49,9 +50,6 @@ function neighbourOfTsa(host: 'client' | 's1' | 's2') {
 const untilMateKnows = (slot: 'a1' | 'a2', connections: number) =>
   untilExternalCacheHolds(topology, slot, join(dir, slot), connections);
 
-const share = (tally: Record<string, number>, name: string) =>
-  (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
-
 describe.skipIf(!available)('the kernel data path for an IPv6 Target Set', () => {
   beforeAll(async () => {
     topology.build();
@@ -81,8 +79,7 @@ describe.skipIf(!available)('the kernel data path for an IPv6 Target Set', () =>
     expect(table).toMatch(/ct timeout set "age_\d+_6"/);
     const tally = await client.ask(`tally ${TSA} 600`);
     expect(tally.none).toBeUndefined();
-    expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
-    expect(Math.abs(share(tally, 's2') - 75)).toBeLessThan(7);
+    expectSpreadByWeights(tally, { s1: 1, s2: 3 });
   });
 
   it("A2 takes the TSA over when A1 is cut off, and its neighbour advertisement moves the client to A2's MAC", async () => {

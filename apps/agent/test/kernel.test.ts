@@ -13,6 +13,7 @@ import {
   Topology,
   until,
 } from './netns-topology.ts';
+import { expectSpreadByWeights } from './spread.ts';
 
 /**
  * The kernel data path (nftables DNAT through a Maglev bucket map, conntrack) on a real topology:
@@ -89,9 +90,6 @@ function buckets(): Record<ServerName, number> {
   return { s1: count('s1'), s2: count('s2'), s3: count('s3') };
 }
 
-const share = (tally: Record<string, number>, name: string) =>
-  (100 * (tally[name] ?? 0)) / Object.values(tally).reduce((a, b) => a + b, 0);
-
 describe.skipIf(!available)('the kernel data path', () => {
   beforeAll(async () => {
     topology.build();
@@ -127,9 +125,7 @@ describe.skipIf(!available)('the kernel data path', () => {
     expect(table).toMatch(/ct timeout set "age_600_4"/);
     const tally = await client.ask(`tally ${TSA} 600`);
     expect(tally.none).toBeUndefined();
-    expect(Math.abs(share(tally, 's1') - 25)).toBeLessThan(7);
-    expect(Math.abs(share(tally, 's2') - 50)).toBeLessThan(7);
-    expect(Math.abs(share(tally, 's3') - 25)).toBeLessThan(7);
+    expectSpreadByWeights(tally, { s1: 1, s2: 2, s3: 1 });
     // Bytes per TSA from nftables counters (IP packets): each connection at least its SYN, ACK and
     // FIN (≥ 40 bytes each) in, and its SYN-ACK and the server's name out.
     await until('bytes counted in /metrics', async () => {
