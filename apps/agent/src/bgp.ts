@@ -14,6 +14,25 @@ const run = promisify(execFile);
 const FRR_DIR = process.env.IPFE_FRR_DIR ?? '/usr/lib/frr';
 const DAEMONS = ['zebra', 'bfdd', 'bgpd'] as const;
 const VTYSH_TIMEOUT_MS = 5000;
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+/** Daemons that ran this long before exiting restart at the first delay again. */
+const RESTART_RESET_MS = 60_000;
+/** Restarts in a row from which the speaker's failure says FRR keeps exiting. */
+const KEEPS_EXITING = 3;
+
+/**
+ * The agent supervises its FRR daemons: after one exited, having run `ranMs`, the restarts in a
+ * row (this one included) and the wait before it — doubling from 1 s to 30 s, so that a daemon
+ * that dies at start does not spin, and from 1 s again once they had run 60 s.
+ */
+export function nextRestart(inARow: number, ranMs: number): { inARow: number; delayMs: number } {
+  const before = ranMs >= RESTART_RESET_MS ? 0 : inARow;
+  return {
+    inARow: before + 1,
+    delayMs: Math.min(RESTART_FIRST_MS * 2 ** before, RESTART_MAX_MS),
+  };
+}
 
 /** The FRR pathspace of the agent of `slot` with this state folder: its own, and the same after a restart. */
 export function frrPathspace(slot: string, stateDir: string): string {
@@ -33,12 +52,14 @@ export function frrInstalled(): boolean {
  * them with vtysh: the configuration (AS, peers, BFD timers) is rendered into frr.conf and the
  * daemons restarted when it changes; announcements are `network`/`no network` commands. Stopping
  * (SIGTERM) stops the daemons, which ends the sessions and withdraws every route; should the agent
- * die outright, the exit guard kills them first of all its undo list.
+ * die outright, the exit guard kills them first of all its undo list. Should a daemon die, the
+ * speaker restarts all three (`nextRestart`) with the same settings and announcements.
  */
 export class BgpSpeaker {
   readonly #dir: string;
   readonly #pathspace: string;
   #settings: BgpSettings | null = null;
+  #routerId: string | null = null;
   #signature = '';
   #children: ChildProcess[] = [];
   #announced = new Set<string>();
@@ -46,6 +67,14 @@ export class BgpSpeaker {
   #busy: Promise<void> = Promise.resolve();
   #failed: string | null = null;
   #startedAt = 0;
+  /** When the daemons were last started (a restart too), for the backoff. */
+  #daemonsStartedAt = 0;
+  /** A daemon exited: the others wait to be restarted with it. */
+  #down = false;
+  /** Which daemon exited last, and how. */
+  #lastExit = '';
+  #restartTimer: NodeJS.Timeout | null = null;
+  #restartsInARow = 0;
 
   constructor(
     stateDir: string,
@@ -57,9 +86,15 @@ export class BgpSpeaker {
     this.#pathspace = pathspace;
   }
 
-  /** Why the speaker cannot run (FRR missing, a daemon would not start), or null. */
+  /**
+   * Why the speaker cannot run (FRR missing, a daemon would not start, its daemons keep exiting
+   * until they have run 60 s again), or null.
+   */
   get failure(): string | null {
-    return this.#failed;
+    if (this.#failed) return this.#failed;
+    const settled = !this.#down && Date.now() - this.#daemonsStartedAt >= RESTART_RESET_MS;
+    if (this.#restartsInARow < KEEPS_EXITING || settled) return null;
+    return `FRR keeps exiting (${this.#restartsInARow} restarts in a row, last: ${this.#lastExit})`;
   }
 
   status(): AgentBgpStatus | null {
@@ -99,7 +134,9 @@ export class BgpSpeaker {
     if (signature !== this.#signature) {
       await this.#stopDaemons();
       this.#settings = settings;
+      this.#routerId = routerId;
       this.#signature = signature;
+      this.#restartsInARow = 0;
       this.#announced = new Set();
       this.#sessions = [];
       if (!settings) return;
@@ -114,6 +151,11 @@ export class BgpSpeaker {
       return;
     }
     if (!settings || this.#failed) return;
+    if (this.#down) {
+      // Down until the restart, which announces what is wanted then.
+      this.#announced = wanted;
+      return;
+    }
     const commands = announceCommands(settings.asn, this.#announced, wanted);
     if (commands.length === 0) return;
     await this.#vtysh(['-c', 'configure terminal', ...commands.flatMap((c) => ['-c', c])]);
@@ -136,7 +178,7 @@ export class BgpSpeaker {
   /** Reads the sessions' BGP and BFD states (each second, by the agent). */
   async poll(): Promise<void> {
     const settings = this.#settings;
-    if (!settings || this.#failed || this.#children.length === 0) {
+    if (!settings || this.#failed || this.#down || this.#children.length === 0) {
       this.#sessions = (settings?.peers ?? []).map((p) => ({
         peer: p.address,
         state: 'down',
@@ -162,14 +204,49 @@ export class BgpSpeaker {
     );
   }
 
-  /** Withdraws everything and stops the daemons. */
-  async stop(): Promise<void> {
-    await this.#busy;
+  /** Withdraws everything and stops the daemons, for good (nothing restarts them). */
+  stop(): Promise<void> {
+    const done = this.#busy.then(async () => {
+      await this.#stopDaemons();
+      this.#settings = null;
+      this.#signature = '';
+      this.#announced = new Set();
+      rmSync(this.#runDir, { recursive: true, force: true });
+    });
+    this.#busy = done.catch(() => undefined);
+    return done;
+  }
+
+  /** A daemon exited by itself: the others are stopped and all three started again, later. */
+  #daemonExited(child: ChildProcess, daemon: string, how: string) {
+    this.#children = this.#children.filter((c) => c !== child);
+    this.#guardChildren();
+    this.#lastExit = `${daemon} ${how}`;
+    if (this.#down) return;
+    this.#down = true;
+    const next = nextRestart(this.#restartsInARow, Date.now() - this.#daemonsStartedAt);
+    this.#restartsInARow = next.inARow;
+    this.log.warn(
+      { daemon, exit: how, restartInMs: next.delayMs, inARow: next.inARow },
+      'BGP: FRR daemon exited, restarting FRR',
+    );
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = null;
+      this.#busy = this.#busy
+        .then(() => this.#restart())
+        .catch((err: unknown) => {
+          this.log.error({ err: (err as Error).message }, 'BGP: FRR restart failed');
+        });
+    }, next.delayMs);
+    this.#restartTimer.unref();
+  }
+
+  async #restart() {
+    // Stopped or reconfigured meanwhile: nothing to restart.
+    const settings = this.#settings;
+    if (!this.#down || !settings) return;
     await this.#stopDaemons();
-    this.#settings = null;
-    this.#signature = '';
-    this.#announced = new Set();
-    rmSync(this.#runDir, { recursive: true, force: true });
+    await this.#startDaemons(settings, this.#routerId, this.#announced);
   }
 
   async #vtysh(args: string[]): Promise<string> {
@@ -188,6 +265,7 @@ export class BgpSpeaker {
     this.#killLeftovers(runDir);
     const owner = frrOwner();
     if (owner) chownSync(runDir, owner.uid, owner.gid);
+    this.#daemonsStartedAt = Date.now();
     const configs = renderFrrConfig(settings, {
       hostname: `ipfe-${this.#pathspace}`,
       routerId,
@@ -219,7 +297,7 @@ export class BgpSpeaker {
       });
       child.on('exit', (code, signal) => {
         if (this.#children.includes(child))
-          this.log.warn({ daemon, code, signal }, 'BGP: FRR daemon exited');
+          this.#daemonExited(child, daemon, signal ? `killed by ${signal}` : `exited with ${code}`);
       });
       child.unref();
       this.#children.push(child);
@@ -242,6 +320,9 @@ export class BgpSpeaker {
   async #stopDaemons() {
     const children = this.#children;
     this.#children = [];
+    this.#down = false;
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#restartTimer = null;
     // bgpd first: it sends its peers a Cease, and they withdraw at once (not after BFD's timeout).
     for (const child of [...children].reverse()) {
       if (child.exitCode !== null || child.signalCode !== null) continue;
@@ -254,9 +335,13 @@ export class BgpSpeaker {
     this.#guardChildren();
   }
 
-  /** Daemons a previous agent of this state folder left (killed with its guard): stopped. */
+  /**
+   * Daemons a previous agent of this state folder left (killed with its guard): stopped. A dead
+   * daemon's socket goes too: the start waits for each daemon's own.
+   */
   #killLeftovers(runDir: string) {
     for (const daemon of DAEMONS) {
+      rmSync(join(runDir, `${daemon}.vty`), { force: true });
       const file = join(runDir, `${daemon}.pid`);
       let pid = NaN;
       try {
