@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   activeActiveGroupOf,
-  announcable,
+  AnnounceHoldDown,
   Engine,
   Ownership,
   inStasis,
@@ -102,6 +102,7 @@ export class Agent {
   /** FRR, driven for active-active TSAs (direct path only; decision 018). */
   #bgp: BgpSpeaker | null = null;
   #bgpRequest = '';
+  readonly #holdDown = new AnnounceHoldDown();
   #bgpPolling = false;
   #owned = new Map<string, TsaRoles>();
   #mateHeardAt: number;
@@ -498,8 +499,14 @@ export class Agent {
     const settings = aa.size > 0 ? bgpSettingsOf(options) : null;
     const own = options?.ipfe[this.slot]?.address ?? null;
     const routerId = own && !own.includes(':') ? own : null;
-    const prefixes = plan.tsas
-      .filter((p) => aa.has(p.tsa) && announcable(p))
+    // Held down for as long as a reachable server may take to be seen again (decision 018).
+    const holdDownMs = options ? (options.connectTimeoutS + options.connectTryIntervalS) * 1000 : 0;
+    const prefixes = this.#holdDown
+      .announce(
+        plan.tsas.filter((p) => aa.has(p.tsa)),
+        monotonic(),
+        holdDownMs,
+      )
       .map((p) => prefixOf(p.tsa));
     const request = JSON.stringify([settings, routerId, prefixes]);
     if (request === this.#bgpRequest) return;

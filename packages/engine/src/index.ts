@@ -61,4 +61,5 @@ export {
   type PlannedServer,
   type PlannedTsa,
 } from './forwarding-plan.ts';
+export { AnnounceHoldDown } from './announce-hold-down.ts';
 export { buildMaglev, maglevTableSize, type MaglevServer, type MaglevTable } from './maglev.ts';

@@ -1,0 +1,371 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  chownSync,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configurationShape, type Configuration } from '@ipfe/schema';
+import { buildDocument } from '@ipfe/schema/digest';
+import { frrPathspace } from '../src/bgp.ts';
+import { startHoldingReporter, startNamingService } from './direct-hosts.ts';
+import { startKernelAgent } from './kernel-agents.ts';
+import {
+  ip,
+  netnsAvailable,
+  startKernelClient,
+  Topology,
+  until,
+  type KernelClient,
+} from './netns-topology.ts';
+
+const FRR = '/usr/lib/frr';
+export const IPFES = ['a1', 'a2', 'b1'] as const;
+export type IpfeName = (typeof IPFES)[number];
+export const SERVERS = ['s1', 's2'] as const;
+type ServerName = (typeof SERVERS)[number];
+const TOKEN = 'ecmp-token-0123456789abcdefghijklmnopqrstuv';
+const ROUTER_ASN = 65000;
+const IPFE_ASN = 65001;
+
+/** Whether this machine can run the lab: namespaces, nftables, arping and FRR's daemons. */
+export const ecmpLabAvailable =
+  netnsAvailable &&
+  ['nft', 'arping', 'vtysh'].every((t) => spawnSync('which', [t]).status === 0) &&
+  ['zebra', 'bgpd', 'bfdd'].every((d) => spawnSync('test', ['-x', join(FRR, d)]).status === 0);
+
+/**
+ * Active-active over BGP + ECMP (issue 18) on a real topology, for the tests and the `ecmp`
+ * benchmark: an upstream router running FRR with ECMP multipath (L4 hash) and BFD, the IPFEs A1,
+ * A2 and B1 with their agents (direct path) and their own FRR, two servers holding the TSA, all
+ * on one XSI bridge; and a client behind the router on a link of its own. The router reaches the
+ * TSA only through the IPFEs' announcements. Each IPFE counts the new flows (SYNs) it receives.
+ */
+export class EcmpLab {
+  readonly hosts: Record<'router' | IpfeName | ServerName, string>;
+  readonly tsa: string;
+  readonly topology: Topology;
+  readonly routerSpace: string;
+  readonly agents: Partial<Record<IpfeName, ChildProcess>> = {};
+  readonly reporters: Partial<Record<ServerName, ChildProcess>> = {};
+  readonly #clientNs: string;
+  readonly #clientNet: string;
+  readonly #dir = mkdtempSync(join(tmpdir(), 'ipfe-ecmp-'));
+  #client: KernelClient | null = null;
+  #revision = 0;
+  /** The latest document pushed: an agent started later starts with it, as from its state folder. */
+  #latest: string | null = null;
+
+  /** `subnet` and `clientNet`: the first three octets of the XSI and client /24s. */
+  constructor(prefix: string, subnet: string, clientNet: string) {
+    this.hosts = {
+      router: `${subnet}.1`,
+      a1: `${subnet}.11`,
+      a2: `${subnet}.12`,
+      b1: `${subnet}.13`,
+      s1: `${subnet}.21`,
+      s2: `${subnet}.22`,
+    };
+    this.tsa = `${subnet}.100`;
+    this.#clientNet = clientNet;
+    this.topology = new Topology(prefix, this.hosts);
+    this.#clientNs = this.topology.ns('client');
+    this.routerSpace = `${prefix}-rt`;
+  }
+
+  get client(): KernelClient {
+    if (!this.#client) throw new Error('EcmpLab: build() first');
+    return this.#client;
+  }
+
+  /** The namespaces, the router's FRR, the servers and the client; no IPFE runs yet. */
+  build() {
+    this.topology.build();
+    const router = this.topology.ns('router');
+    const [clientEnd, routerEnd] = [`${this.topology.prefix}c`, `${this.topology.prefix}r`];
+    ip('netns', 'add', this.#clientNs);
+    ip('link', 'add', clientEnd, 'type', 'veth', 'peer', 'name', routerEnd);
+    ip('link', 'set', clientEnd, 'netns', this.#clientNs);
+    ip('link', 'set', routerEnd, 'netns', router);
+    ip('-n', this.#clientNs, 'link', 'set', clientEnd, 'name', 'eth0');
+    ip('-n', router, 'link', 'set', routerEnd, 'name', 'eth1');
+    ip('-n', this.#clientNs, 'addr', 'add', `${this.#clientNet}.50/24`, 'dev', 'eth0');
+    ip('-n', router, 'addr', 'add', `${this.#clientNet}.1/24`, 'dev', 'eth1');
+    for (const [ns, dev] of [
+      [this.#clientNs, 'eth0'],
+      [this.#clientNs, 'lo'],
+      [router, 'eth1'],
+    ] as const)
+      ip('-n', ns, 'link', 'set', dev, 'up');
+    ip('-n', this.#clientNs, 'route', 'add', 'default', 'via', `${this.#clientNet}.1`);
+    // Servers answer the client directly, through the router; the IPFEs reach the client too.
+    for (const h of [...SERVERS, ...IPFES])
+      ip(
+        '-n',
+        this.topology.ns(h),
+        'route',
+        'add',
+        `${this.#clientNet}.0/24`,
+        'via',
+        this.hosts.router,
+      );
+    for (const sysctl of ['net.ipv4.ip_forward=1', 'net.ipv4.fib_multipath_hash_policy=1'])
+      this.topology.exec('router', ['sysctl', '-qw', sysctl]);
+    this.#startRouterFrr();
+    for (const slot of IPFES) this.#countNewFlows(slot);
+    for (const s of SERVERS) {
+      this.startServer(s);
+      startNamingService(this.topology, s, 3868, () => undefined);
+    }
+    // The client driver runs in the topology's `client` namespace: the one made above.
+    this.#client = startKernelClient(this.topology);
+  }
+
+  remove() {
+    for (const slot of IPFES)
+      if (this.agents[slot]) this.topology.kill(this.agents[slot]!, 'SIGTERM');
+    spawnSync('sleep', ['2']);
+    this.topology.remove();
+    spawnSync('ip', ['netns', 'del', this.#clientNs]);
+    // The IPFEs' FRR folders too (an agent killed outright leaves its own).
+    for (const space of [this.routerSpace, ...IPFES.map((s) => frrPathspace(s, this.stateDir(s)))])
+      rmSync(`/var/run/frr/${space}`, { recursive: true, force: true });
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+
+  stateDir(slot: IpfeName) {
+    return join(this.#dir, slot);
+  }
+
+  /** One Hash Target Set on s1 and s2, served active-active by `group`. */
+  config(group: readonly IpfeName[]): Configuration {
+    return configurationShape.parse({
+      options: {
+        ipfe: {
+          A1: { address: this.hosts.a1 },
+          A2: { address: this.hosts.a2 },
+          B1: { address: this.hosts.b1 },
+        },
+        forwardedPorts: [3868],
+        mateIntervalMs: 100,
+        mateTimeoutMs: 600,
+        connectTimeoutS: 2,
+        bgp: { asn: IPFE_ASN, peers: [{ address: this.hosts.router, asn: ROUTER_ASN }] },
+      },
+      xsiNetworks: [{ name: 'xsi', cidr: `${this.hosts.router.replace(/\.1$/, '.0')}/24` }],
+      appServers: SERVERS.map((s, i) => ({
+        name: s,
+        addresses: [this.hosts[s]],
+        initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
+      })),
+      targetSets: [
+        {
+          number: 1,
+          family: 'ipv4',
+          algorithm: 'hash',
+          serving: 'activeActive',
+          activeActiveIpfes: group.map((g) => g.toUpperCase()),
+          primary: { address: this.tsa, activeIpfe: 'A1' },
+          servers: SERVERS.map((s) => ({ address: this.hosts[s], weight: 100 })),
+        },
+      ],
+    });
+  }
+
+  startAgent(slot: IpfeName) {
+    if (this.#latest) {
+      mkdirSync(this.stateDir(slot), { recursive: true });
+      writeFileSync(join(this.stateDir(slot), 'config.json'), this.#latest);
+    }
+    this.agents[slot] = startKernelAgent(this.topology, slot, {
+      control: `${this.hosts[slot]}:8701`,
+      stateDir: this.stateDir(slot),
+      token: TOKEN,
+      sync: false,
+      dataplane: 'direct',
+    });
+    // AGENT_LOG_LEVEL=info keeps each agent's log in /tmp/ipfe-ecmp-<slot>.log, for a failure.
+    if (process.env.AGENT_LOG_LEVEL) {
+      const log = createWriteStream(join(tmpdir(), `ipfe-ecmp-${slot}.log`), { flags: 'a' });
+      this.agents[slot]!.stdout!.pipe(log);
+    }
+  }
+
+  running(slot: IpfeName) {
+    const agent = this.agents[slot];
+    return agent !== undefined && agent.exitCode === null && agent.signalCode === null;
+  }
+
+  /** Pushes the next revision of `next` to every running agent. */
+  async push(next: Configuration) {
+    const file = join(this.#dir, `revision-${++this.#revision}.json`);
+    this.#latest = JSON.stringify(buildDocument(this.#revision, next));
+    writeFileSync(file, this.#latest);
+    for (const slot of IPFES.filter((s) => this.running(s)))
+      await until(
+        `revision ${this.#revision} pushed to ${slot}`,
+        async () =>
+          (await this.client.ask(`push http://${this.hosts[slot]}:8701 ${TOKEN} ${file}`))
+            .status === 200,
+      );
+  }
+
+  /** The next hops the router's kernel has for the TSA (the IPFEs it sends its flows to). */
+  nextHops(): string[] {
+    const { stdout } = this.topology.exec('router', [
+      'ip',
+      '-j',
+      'route',
+      'show',
+      `${this.tsa}/32`,
+    ]);
+    const routes = JSON.parse(stdout || '[]') as {
+      gateway?: string;
+      nexthops?: { gateway: string }[];
+    }[];
+    return routes
+      .flatMap((r) =>
+        r.nexthops ? r.nexthops.map((n) => n.gateway) : r.gateway ? [r.gateway] : [],
+      )
+      .sort();
+  }
+
+  /** Waits until the router sends the TSA's flows to exactly `slots`. */
+  async untilRoutedThrough(slots: readonly IpfeName[], timeoutMs = 30_000) {
+    const wanted = slots.map((s) => this.hosts[s]).sort();
+    await until(
+      `the router routes the TSA through ${slots.join(', ') || 'no IPFE'}`,
+      () => JSON.stringify(this.nextHops()) === JSON.stringify(wanted),
+      timeoutMs,
+    );
+  }
+
+  /** New flows (SYNs towards the TSA) each IPFE has received so far. */
+  newFlows(): Record<IpfeName, number> {
+    return Object.fromEntries(
+      IPFES.map((slot) => {
+        const listing = this.topology.exec(slot, [
+          'nft',
+          '-j',
+          'list',
+          'counter',
+          'netdev',
+          'ecmplab',
+          'syn',
+        ]);
+        const items = (
+          JSON.parse(listing.stdout || '{"nftables":[]}') as {
+            nftables: { counter?: { packets: number } }[];
+          }
+        ).nftables;
+        return [slot, items.find((i) => i.counter)?.counter?.packets ?? 0];
+      }),
+    ) as Record<IpfeName, number>;
+  }
+
+  /** GET `path` of an agent's control API, from its own namespace. */
+  agentGet(slot: IpfeName, path: string): string {
+    const script = `fetch('http://${this.hosts[slot]}:8701${path}', { headers: { authorization: 'Bearer ${TOKEN}' } }).then((r) => r.text()).then((t) => process.stdout.write(t))`;
+    return this.topology.exec(slot, [process.execPath, '-e', script]).stdout;
+  }
+
+  startServer(s: ServerName) {
+    this.reporters[s] = startHoldingReporter(this.topology, s, {
+      address: this.hosts[s],
+      holdTsa: this.tsa,
+    });
+  }
+
+  /** Drops (or lets through again) the servers' heartbeats to one IPFE: for it alone they go offline. */
+  cutHeartbeats(slot: IpfeName, cut: boolean) {
+    const servers = SERVERS.map((s) => this.hosts[s]).join(', ');
+    this.#nft(
+      slot,
+      cut
+        ? [
+            'table netdev ecmpcut {',
+            '  chain in {',
+            '    type filter hook ingress device "eth0" priority -400;',
+            `    ip saddr { ${servers} } tcp sport 9675 drop`,
+            '  }',
+            '}',
+          ]
+        : ['delete table netdev ecmpcut'],
+    );
+  }
+
+  /** A named counter of the SYNs reaching the IPFE for the TSA, in a table of the lab's own. */
+  #countNewFlows(slot: IpfeName) {
+    this.#nft(slot, [
+      'table netdev ecmplab {',
+      '  counter syn {}',
+      '  chain in {',
+      '    type filter hook ingress device "eth0" priority -500;',
+      `    ip daddr ${this.tsa} tcp flags & (syn | ack) == syn counter name "syn"`,
+      '  }',
+      '}',
+    ]);
+  }
+
+  #nft(slot: IpfeName, script: string[]) {
+    const file = join(this.#dir, `${slot}.nft`);
+    writeFileSync(file, `${script.join('\n')}\n`);
+    const result = this.topology.exec(slot, ['nft', '-f', file]);
+    if (result.status !== 0) throw new Error(`nft (${slot}): ${result.stderr}`);
+  }
+
+  /** The upstream router's FRR: the IPFEs as eBGP neighbours with BFD, up to 4 equal paths. */
+  #startRouterFrr() {
+    const run = `/var/run/frr/${this.routerSpace}`;
+    mkdirSync(run, { recursive: true });
+    const frr = frrIds();
+    chownSync(run, frr.uid, frr.gid);
+    const head = 'frr defaults datacenter\nhostname router\n!\n';
+    const configs = {
+      zebra: head,
+      bfdd: `${head}bfd\n profile ipfe\n  transmit-interval 100\n  receive-interval 100\n  detect-multiplier 3\n exit\nexit\n`,
+      bgpd: [
+        head,
+        `router bgp ${ROUTER_ASN}`,
+        ` bgp router-id ${this.hosts.router}`,
+        ' no bgp ebgp-requires-policy',
+        ' bgp bestpath as-path multipath-relax',
+        ...IPFES.flatMap((i) => [
+          ` neighbor ${this.hosts[i]} remote-as ${IPFE_ASN}`,
+          ` neighbor ${this.hosts[i]} bfd profile ipfe`,
+          ` neighbor ${this.hosts[i]} timers 3 9`,
+          ` neighbor ${this.hosts[i]} timers connect 1`,
+        ]),
+        ' address-family ipv4 unicast',
+        '  maximum-paths 4',
+        ' exit-address-family',
+        'exit',
+        '',
+      ].join('\n'),
+    };
+    for (const daemon of ['zebra', 'bfdd', 'bgpd'] as const) {
+      writeFileSync(join(run, `${daemon}.conf`), configs[daemon]);
+      this.topology.run('router', [
+        join(FRR, daemon),
+        '-N',
+        this.routerSpace,
+        '-f',
+        join(run, `${daemon}.conf`),
+        '-i',
+        join(run, `${daemon}.pid`),
+        '--log',
+        `file:${join(run, `${daemon}.log`)}`,
+      ]);
+      spawnSync('sleep', ['0.3']);
+    }
+  }
+}
+
+function frrIds() {
+  const id = (flag: string) => Number(spawnSync('id', [flag, 'frr'], { encoding: 'utf8' }).stdout);
+  return { uid: id('-u'), gid: id('-g') };
+}
