@@ -38,7 +38,7 @@ import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch } from './balance.ts';
 import { AddressHolder } from './address-holder.ts';
 import { BgpSpeaker, frrPathspace } from './bgp.ts';
-import { bgpSettingsOf, prefixOf } from './frr-config.ts';
+import { bgpSettingsOf, prefixOf, routerIdOf } from './frr-config.ts';
 
 export interface AgentOptions {
   slot: IpfeSlot;
@@ -498,7 +498,7 @@ export class Agent {
     const aa = new Set(served.filter((r) => r.activeActive).map((r) => r.address));
     const settings = aa.size > 0 ? bgpSettingsOf(options) : null;
     const own = options?.ipfe[this.slot]?.address ?? null;
-    const routerId = own && !own.includes(':') ? own : null;
+    const routerId = own ? routerIdOf(own) : null;
     // Held down for as long as a reachable server may take to be seen again (decision 018).
     const holdDownMs = options ? (options.connectTimeoutS + options.connectTryIntervalS) * 1000 : 0;
     const prefixes = this.#holdDown

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 import type { AgentBgpStatus } from '@ipfe/schema';
 
@@ -36,6 +37,20 @@ export function bgpSettingsOf(options: object | undefined): BgpSettings | null {
 /** A TSA's prefix as announced: a host route. */
 export function prefixOf(tsa: string): string {
   return net.isIPv6(tsa) ? `${tsa}/128` : `${tsa}/32`;
+}
+
+/**
+ * The BGP router ID of the IPFE at `address`: the address itself when IPv4. An IPv6-only node has
+ * no IPv4 address for FRR to take one from, and with 0.0.0.0 bgpd opens no session; so a 32-bit
+ * ID from a hash of the address (the same on every start, distinct between the group's nodes).
+ */
+export function routerIdOf(address: string): string {
+  if (net.isIPv4(address)) return address;
+  const canonical = new URL(`http://[${address}]/`).hostname;
+  const bytes = createHash('sha256').update(canonical).digest().subarray(0, 4);
+  // 0.0.0.0 is no router ID.
+  if (bytes.every((b) => b === 0)) bytes[3] = 1;
+  return [...bytes].join('.');
 }
 
 /** The configuration of each FRR daemon the agent runs (one file each: see renderFrrConfig). */

@@ -4,6 +4,7 @@ import {
   bgpSettingsOf,
   prefixOf,
   renderFrrConfig,
+  routerIdOf,
   sessionsOf,
 } from '../src/frr-config.ts';
 
@@ -92,5 +93,24 @@ describe("the agent's FRR configuration (issue 18)", () => {
     expect(sessionsOf(['10.9.0.1'], { '10.9.0.1': { bgpState: 'Idle' } }, null)).toEqual([
       { peer: '10.9.0.1', state: 'down', bfd: 'unknown' },
     ]);
+  });
+
+  it('gives an IPv6-only IPFE a router ID of its own: stable, never 0.0.0.0, one per address', () => {
+    expect(routerIdOf('10.9.0.11')).toBe('10.9.0.11');
+    const group = ['fd00:231:50::11', 'fd00:231:50::12', 'fd00:231:50::13'].map(routerIdOf);
+    for (const id of group) {
+      expect(id).toMatch(/^\d{1,3}(\.\d{1,3}){3}$/);
+      expect(id.split('.').every((octet) => Number(octet) <= 255)).toBe(true);
+      expect(id).not.toBe('0.0.0.0');
+    }
+    expect(new Set(group).size).toBe(3);
+    // The same node, however its address is spelt, keeps its ID across restarts.
+    expect(routerIdOf('fd00:231:50:0:0:0:0:11')).toBe(group[0]);
+    const { bgpd } = renderFrrConfig(bgp, {
+      hostname: 'ipfe-a1',
+      routerId: routerIdOf('2001:db8::11'),
+      announced: [],
+    });
+    expect(bgpd).toContain(`router bgp 65001\n bgp router-id ${routerIdOf('2001:db8::11')}\n`);
   });
 });

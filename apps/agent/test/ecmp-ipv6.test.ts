@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packetsTowards } from './direct-hosts.ts';
+import { ecmpLabAvailable, IPFES, type IpfeName } from './ecmp-lab.ts';
+import { EcmpLab6 } from './ecmp-lab6.ts';
+import { until } from './netns-topology.ts';
+import { expectSpreadByWeights } from './spread.ts';
+
+/** Active-active over BGP + ECMP (issue 18) for an IPv6 Target Set: the TSA announced as a /128. */
+const lab = new EcmpLab6(`ip6e${process.pid % 1000}`, 'fd00:231:50', 'fd00:231:51');
+const { hosts, tsa: TSA, topology } = lab;
+
+/** Packets of held or new connections each IPFE's direct path forwarded towards the TSA. */
+const carried = (slot: IpfeName) =>
+  packetsTowards(topology.exec(slot, lab.countedInCommand(slot)).stdout, TSA);
+
+const total = (tally: Record<string, number>) => Object.values(tally).reduce((a, b) => a + b, 0);
+
+describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP for IPv6 (issue 18)', () => {
+  beforeAll(async () => {
+    lab.build();
+    for (const slot of IPFES) lab.startAgent(slot);
+    await lab.push(lab.config(IPFES));
+  }, 60_000);
+
+  afterAll(() => lab.remove());
+
+  it('three IPv6-only IPFEs announce the TSA /128: the router has three next hops and new flows reach the servers through all three', async () => {
+    await lab.untilRoutedThrough(IPFES, 45_000);
+    expect(topology.exec('a1', ['ip', '-6', 'addr', 'show', 'eth0']).stdout).not.toContain(
+      `${TSA}/`,
+    );
+    // Each agent reads its IPv6 session and BFD as up and names the /128 it announces.
+    for (const slot of IPFES)
+      await until(`${slot.toUpperCase()} reads its session and BFD as up`, () => {
+        const bgp = (JSON.parse(lab.agentGet(slot, '/v1/status') || '{}') as { bgp?: unknown }).bgp;
+        return (
+          JSON.stringify(bgp) ===
+          JSON.stringify({
+            sessions: [{ peer: hosts.router, state: 'established', bfd: 'up' }],
+            announced: [`${TSA}/128`],
+          })
+        );
+      });
+
+    const before = lab.newFlows();
+    const tally = await lab.client.ask(`tally ${TSA} 300`);
+    expect(tally.none ?? 0).toBe(0);
+    expectSpreadByWeights(tally, { s1: 1, s2: 1 });
+    const after = lab.newFlows();
+    const flows = Object.fromEntries(IPFES.map((s) => [s, after[s] - before[s]]));
+    expect(total(flows)).toBe(300);
+    for (const slot of IPFES) expect(flows[slot], slot).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("an IPFE's agent killed outright: the router withdraws it and every held IPv6 connection survives", async () => {
+    const held = await lab.client.ask(`hold ${TSA} 20`);
+    expect(total(held)).toBe(20);
+    // Held over every IPFE (the router hashes source ports): A2 carries some of them.
+    const carriedBefore = carried('a2');
+    expect(await lab.client.ask('alive')).toEqual(held);
+    expect(carried('a2')).toBeGreaterThan(carriedBefore);
+
+    topology.kill(lab.agents.a2!, 'SIGKILL');
+    await lab.untilRoutedThrough(['a1', 'b1']);
+    expect(await lab.client.ask('alive')).toEqual(held);
+  }, 120_000);
+});
