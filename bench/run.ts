@@ -16,6 +16,7 @@ const PART_TIMEOUT_MS: Record<Part, number> = {
   api: 120_000,
   gui: 240_000,
   engine: 180_000,
+  ecmp: 600_000, // 24 losses and returns of an IPFE
 };
 
 async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unknown>> {
@@ -46,6 +47,8 @@ async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unk
       return (await import('./parts/gui.ts')).runGui(ctx);
     case 'engine':
       return (await import('./parts/engine.ts')).runEngine(ctx);
+    case 'ecmp':
+      return (await import('./parts/ecmp.ts')).runEcmp(ctx);
   }
 }
 

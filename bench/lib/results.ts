@@ -9,7 +9,16 @@ export const ROOT = new URL('../../', import.meta.url).pathname;
 /** BENCH_PROFILE=1: where the API server and the data-path agents write their CPU profiles. */
 export const PROFILE_DIR = join(tmpdir(), 'ipfe-bench-profiles');
 
-export const PARTS = ['dataplane', 'sctp', 'failover', 'push', 'api', 'gui', 'engine'] as const;
+export const PARTS = [
+  'dataplane',
+  'sctp',
+  'failover',
+  'ecmp',
+  'push',
+  'api',
+  'gui',
+  'engine',
+] as const;
 export type Part = (typeof PARTS)[number];
 
 /** What every results file says about when, where and on what code it was measured. */
@@ -86,6 +95,16 @@ export const ROWS: Row[] = [
     { part: 'failover', key: `${path}.survivedPct`, target: { op: '>=', value: 100 } },
     { part: 'failover', key: `${path}.trials` },
   ]),
+  { part: 'ecmp', key: 'ipfes' },
+  { part: 'ecmp', key: 'sharePctMin' },
+  { part: 'ecmp', key: 'sharePctMax' },
+  { part: 'ecmp', key: 'failoverMs.p50' },
+  { part: 'ecmp', key: 'failoverMs.p99', target: { op: '<=', value: 300 } },
+  { part: 'ecmp', key: 'bfdFailoverMs.p50' },
+  { part: 'ecmp', key: 'bfdFailoverMs.p99', target: { op: '<=', value: 300 } },
+  { part: 'ecmp', key: 'survivedPct', target: { op: '>=', value: 100 } },
+  { part: 'ecmp', key: 'joinSurvivedPct', target: { op: '>=', value: 100 } },
+  { part: 'ecmp', key: 'trials' },
   { part: 'push', key: 'p50Ms' },
   { part: 'push', key: 'p99Ms', target: { op: '<=', value: 50 } },
   { part: 'push', key: 'commits' },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import type { AgentBgpStatus } from '@ipfe/schema';
+import { BFD_INTERVAL_MS, BFD_MULTIPLIER, type AgentBgpStatus } from '@ipfe/schema';
 
 /** Options › BGP (decision 018), as the agent reads it (older documents have none). */
 export interface BgpSettings {
@@ -29,8 +29,12 @@ export function bgpSettingsOf(options: object | undefined): BgpSettings | null {
   return {
     asn,
     peers: valid.map((p) => ({ address: p.address, asn: p.asn })),
-    bfdIntervalMs: Number.isInteger(bfdIntervalMs) ? (bfdIntervalMs as number) : 100,
-    bfdMultiplier: Number.isInteger(bfdMultiplier) ? (bfdMultiplier as number) : 3,
+    bfdIntervalMs: Number.isInteger(bfdIntervalMs)
+      ? (bfdIntervalMs as number)
+      : BFD_INTERVAL_MS.default,
+    bfdMultiplier: Number.isInteger(bfdMultiplier)
+      ? (bfdMultiplier as number)
+      : BFD_MULTIPLIER.default,
   };
 }
 

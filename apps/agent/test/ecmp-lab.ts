@@ -9,7 +9,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configurationShape, type Configuration } from '@ipfe/schema';
+import {
+  BFD_INTERVAL_MS,
+  BFD_MULTIPLIER,
+  configurationShape,
+  type Configuration,
+} from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import { frrPathspace } from '../src/bgp.ts';
 import { startHoldingReporter, startNamingService } from './direct-hosts.ts';
@@ -327,7 +332,8 @@ export class EcmpLab {
     const head = 'frr defaults datacenter\nhostname router\n!\n';
     const configs = {
       zebra: head,
-      bfdd: `${head}bfd\n profile ipfe\n  transmit-interval 100\n  receive-interval 100\n  detect-multiplier 3\n exit\nexit\n`,
+      // The IPFEs' default timers (Options › BGP), which the router must match (docs/deploy.md).
+      bfdd: `${head}bfd\n profile ipfe\n  transmit-interval ${BFD_INTERVAL_MS.default}\n  receive-interval ${BFD_INTERVAL_MS.default}\n  detect-multiplier ${BFD_MULTIPLIER.default}\n exit\nexit\n`,
       bgpd: [
         head,
         `router bgp ${ROUTER_ASN}`,

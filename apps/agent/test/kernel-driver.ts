@@ -1,8 +1,9 @@
 /**
  * A client inside the test's client namespace, driven by lines on stdin and answering one JSON
  * line each: `tally TSA N` (N short connections: which server answered), `hold TSA N` (N open
- * connections), `alive` (how many held ones still answer, by server), `push URL TOKEN FILE`,
- * `status URL TOKEN` (open connections by server), `metrics URL TOKEN` (refusals and bytes in /metrics).
+ * connections), `alive` (how many held ones still answer, by server), `release` (closes the
+ * held ones), `push URL TOKEN FILE`, `status URL TOKEN` (open connections by server),
+ * `metrics URL TOKEN` (refusals and bytes in /metrics).
  */
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -74,6 +75,10 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   } else if (command === 'alive') {
     const answers = await Promise.all(held.map(alive));
     result = count(held.filter((_, i) => answers[i]).map((h) => h.server));
+  } else if (command === 'release') {
+    const released = held.splice(0);
+    for (const h of released) h.socket.destroy();
+    result = { released: released.length };
   } else if (command === 'status') {
     const response = await fetch(`${a}/v1/status`, { headers: { authorization: `Bearer ${b}` } });
     const status = (await response.json()) as {

@@ -18,11 +18,11 @@ describe('Options › BGP', () => {
     expect(optionsSchema.parse({}).bgp).toBeNull();
   });
 
-  it('needs the ASN and one peer; the BFD timers default to 100 ms × 3', () => {
+  it('needs the ASN and one peer; the BFD timers default to 50 ms × 3', () => {
     expect(optionsSchema.parse(bgp()).bgp).toEqual({
       asn: 65010,
       peers: [{ address: '192.0.2.1', asn: 65000 }],
-      bfdIntervalMs: 100,
+      bfdIntervalMs: 50,
       bfdMultiplier: 3,
     });
   });

@@ -54,7 +54,7 @@ export const DESCRIPTION_LENGTH = { max: 64 } as const;
 /** Options › BGP (decision 018): the IPFEs' own AS, the upstream routers, BFD timers. */
 export const ASN = { min: 1, max: 4294967295 } as const;
 export const BGP_PEERS = { min: 1, max: 4 } as const;
-export const BFD_INTERVAL_MS = { min: 50, max: 1000, default: 100 } as const;
+export const BFD_INTERVAL_MS = { min: 50, max: 1000, default: 50 } as const;
 export const BFD_MULTIPLIER = { min: 2, max: 10, default: 3 } as const;
 
 export type IpfeSlot = (typeof IPFE_SLOTS)[number];

@@ -43,7 +43,7 @@ describe('Options › BGP (decision 018)', () => {
     const sent = stubApi();
     const { user } = renderOptions();
     await user.click(within(bgp()).getByLabelText('Announce over BGP'));
-    expect(within(bgp()).getByLabelText(/BFD interval/)).toHaveValue(100);
+    expect(within(bgp()).getByLabelText(/BFD interval/)).toHaveValue(50);
     expect(within(bgp()).getByLabelText(/BFD multiplier/)).toHaveValue(3);
     await user.type(within(bgp()).getByLabelText(/BGP ASN/), '65010');
     await user.type(within(bgp()).getByLabelText('BGP peer 1 address'), '10.0.0.254');
@@ -59,7 +59,7 @@ describe('Options › BGP (decision 018)', () => {
         { address: '10.0.0.254', asn: 65000 },
         { address: '10.0.0.253', asn: 65000 },
       ],
-      bfdIntervalMs: 100,
+      bfdIntervalMs: 50,
       bfdMultiplier: 3,
     });
     await user.click(within(bgp()).getByLabelText('Announce over BGP'));

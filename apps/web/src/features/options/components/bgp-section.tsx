@@ -177,7 +177,7 @@ export function BgpSection() {
               type="number"
               required
               registration={register('bgp.bfdMultiplier', num)}
-              help={`Missed BFD packets before a session is down. Range: ${BFD_MULTIPLIER.min}–${BFD_MULTIPLIER.max}. Default: ${BFD_MULTIPLIER.default} (100 ms × 3 = 300 ms)`}
+              help={`Missed BFD packets before a session is down. Range: ${BFD_MULTIPLIER.min}–${BFD_MULTIPLIER.max}. Default: ${BFD_MULTIPLIER.default} (${BFD_INTERVAL_MS.default} ms × ${BFD_MULTIPLIER.default} = ${BFD_INTERVAL_MS.default * BFD_MULTIPLIER.default} ms)`}
             />
           </div>
         </>
