@@ -7,7 +7,6 @@
  * survive; and whether they survive the lost IPFE's return (a join). bench/results/ecmp.json.
  */
 import { createInterface } from 'node:readline';
-import { countedInCommand, packetsTowards } from '../../apps/agent/test/direct-hosts.ts';
 import { EcmpLab, ecmpLabAvailable, IPFES, type IpfeName } from '../../apps/agent/test/ecmp-lab.ts';
 import { onCleanup } from '../lib/cleanup.ts';
 import { median, percentile, round } from '../lib/stats.ts';
@@ -121,9 +120,9 @@ async function trial(
   if (kind === 'kill') lab.startAgent(lost);
   else lab.topology.exec(lost, ['ip', 'link', 'set', 'eth0', 'up']);
   await lab.untilRoutedThrough(IPFES, 60_000);
-  const carriedBefore = carried(lab, lost);
+  const carriedBefore = lab.carried(lost);
   const joinSurvived = count(await lab.client.ask('alive'));
-  const joinCarried = carried(lab, lost) > Math.max(0, carriedBefore);
+  const joinCarried = lab.carried(lost) > Math.max(0, carriedBefore);
   await lab.client.ask('release');
   return { failoverMs: changedAt - lostAt, survived, joinSurvived, joinCarried };
 }
@@ -132,9 +131,6 @@ const count = (tally: Record<string, number>) =>
   Object.entries(tally)
     .filter(([server]) => server !== 'none')
     .reduce((a, [, n]) => a + n, 0);
-
-const carried = (lab: EcmpLab, slot: IpfeName) =>
-  packetsTowards(lab.topology.exec(slot, countedInCommand(slot)).stdout, lab.tsa);
 
 interface RouteWatch {
   /** The wall-clock time (ms) of the first change of the TSA's route at or after `since`. */

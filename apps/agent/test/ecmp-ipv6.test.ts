@@ -1,17 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packetsTowards } from './direct-hosts.ts';
-import { ecmpLabAvailable, IPFES, type IpfeName } from './ecmp-lab.ts';
-import { EcmpLab6 } from './ecmp-lab6.ts';
+import { EcmpLab, ecmpLabAvailable, IPFES } from './ecmp-lab.ts';
 import { until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
 
 /** Active-active over BGP + ECMP (issue 18) for an IPv6 Target Set: the TSA announced as a /128. */
-const lab = new EcmpLab6(`ip6e${process.pid % 1000}`, 'fd00:231:50', 'fd00:231:51');
+const lab = new EcmpLab(`ip6e${process.pid % 1000}`, 'fd00:231:50', 'fd00:231:51', 6);
 const { hosts, tsa: TSA, topology } = lab;
-
-/** Packets of held or new connections each IPFE's direct path forwarded towards the TSA. */
-const carried = (slot: IpfeName) =>
-  packetsTowards(topology.exec(slot, lab.countedInCommand(slot)).stdout, TSA);
 
 const total = (tally: Record<string, number>) => Object.values(tally).reduce((a, b) => a + b, 0);
 
@@ -56,9 +50,9 @@ describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP for IPv6 (is
     const held = await lab.client.ask(`hold ${TSA} 20`);
     expect(total(held)).toBe(20);
     // Held over every IPFE (the router hashes source ports): A2 carries some of them.
-    const carriedBefore = carried('a2');
+    const carriedBefore = lab.carried('a2');
     expect(await lab.client.ask('alive')).toEqual(held);
-    expect(carried('a2')).toBeGreaterThan(carriedBefore);
+    expect(lab.carried('a2')).toBeGreaterThan(carriedBefore);
 
     topology.kill(lab.agents.a2!, 'SIGKILL');
     await lab.untilRoutedThrough(['a1', 'b1']);

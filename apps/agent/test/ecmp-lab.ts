@@ -13,11 +13,17 @@ import {
   BFD_INTERVAL_MS,
   BFD_MULTIPLIER,
   configurationShape,
+  formatHostPort,
   type Configuration,
 } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import { frrPathspace } from '../src/bgp.ts';
-import { startHoldingReporter, startNamingService } from './direct-hosts.ts';
+import {
+  countedInCommand,
+  packetsTowards,
+  startHoldingReporter,
+  startNamingService,
+} from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
 import {
   ip,
@@ -49,6 +55,8 @@ export const ecmpLabAvailable =
  * A2 and B1 with their agents (direct path) and their own FRR, two servers holding the TSA, all
  * on one XSI bridge; and a client behind the router on a link of its own. The router reaches the
  * TSA only through the IPFEs' announcements. Each IPFE counts the new flows (SYNs) it receives.
+ * For an IPv6 lab (`family` 6) every address is IPv6 (no IPv4 but loopback): the router peers
+ * with the IPFEs over IPv6 and installs the TSA /128 through their global addresses.
  */
 export class EcmpLab {
   readonly hosts: Record<'router' | IpfeName | ServerName, string>;
@@ -59,24 +67,25 @@ export class EcmpLab {
   readonly reporters: Partial<Record<ServerName, ChildProcess>> = {};
   readonly #clientNs: string;
   readonly #clientNet: string;
+  readonly #subnet: string;
+  readonly #v6: boolean;
   readonly #dir = mkdtempSync(join(tmpdir(), 'ipfe-ecmp-'));
   #client: KernelClient | null = null;
   #revision = 0;
   /** The latest document pushed: an agent started later starts with it, as from its state folder. */
   #latest: string | null = null;
 
-  /** `subnet` and `clientNet`: the first three octets of the XSI and client /24s. */
-  constructor(prefix: string, subnet: string, clientNet: string) {
-    this.hosts = {
-      router: `${subnet}.1`,
-      a1: `${subnet}.11`,
-      a2: `${subnet}.12`,
-      b1: `${subnet}.13`,
-      s1: `${subnet}.21`,
-      s2: `${subnet}.22`,
-    };
-    this.tsa = `${subnet}.100`;
+  /**
+   * `subnet` and `clientNet`: the XSI and client networks, the first three octets of a /24
+   * (`10.231.30`) or the first 48 bits of a /64 (`fd00:231:50`) for `family` 6.
+   */
+  constructor(prefix: string, subnet: string, clientNet: string, family: 4 | 6 = 4) {
+    this.#v6 = family === 6;
+    this.#subnet = subnet;
     this.#clientNet = clientNet;
+    const at = (host: number) => this.#at(subnet, host);
+    this.hosts = { router: at(1), a1: at(11), a2: at(12), b1: at(13), s1: at(21), s2: at(22) };
+    this.tsa = at(100);
     this.topology = new Topology(prefix, this.hosts);
     this.#clientNs = this.topology.ns('client');
     this.routerSpace = `${prefix}-rt`;
@@ -98,28 +107,54 @@ export class EcmpLab {
     ip('link', 'set', routerEnd, 'netns', router);
     ip('-n', this.#clientNs, 'link', 'set', clientEnd, 'name', 'eth0');
     ip('-n', router, 'link', 'set', routerEnd, 'name', 'eth1');
-    ip('-n', this.#clientNs, 'addr', 'add', `${this.#clientNet}.50/24`, 'dev', 'eth0');
-    ip('-n', router, 'addr', 'add', `${this.#clientNet}.1/24`, 'dev', 'eth1');
+    const family = this.#v6 ? '-6' : '-4';
+    // IPv6 addresses usable at once (no duplicate address detection), as Topology's hosts'.
+    const addr = (ns: string, host: number, dev: string) =>
+      ip(
+        '-n',
+        ns,
+        family,
+        'addr',
+        'add',
+        `${this.#at(this.#clientNet, host)}/${this.#v6 ? 64 : 24}`,
+        'dev',
+        dev,
+        ...(this.#v6 ? ['nodad'] : []),
+      );
+    addr(this.#clientNs, 50, 'eth0');
+    addr(router, 1, 'eth1');
     for (const [ns, dev] of [
       [this.#clientNs, 'eth0'],
       [this.#clientNs, 'lo'],
       [router, 'eth1'],
     ] as const)
       ip('-n', ns, 'link', 'set', dev, 'up');
-    ip('-n', this.#clientNs, 'route', 'add', 'default', 'via', `${this.#clientNet}.1`);
+    ip(
+      '-n',
+      this.#clientNs,
+      family,
+      'route',
+      'add',
+      'default',
+      'via',
+      this.#at(this.#clientNet, 1),
+    );
     // Servers answer the client directly, through the router; the IPFEs reach the client too.
     for (const h of [...SERVERS, ...IPFES])
       ip(
         '-n',
         this.topology.ns(h),
+        family,
         'route',
         'add',
-        `${this.#clientNet}.0/24`,
+        this.#network(this.#clientNet),
         'via',
         this.hosts.router,
       );
-    for (const sysctl of ['net.ipv4.ip_forward=1', 'net.ipv4.fib_multipath_hash_policy=1'])
-      this.topology.exec('router', ['sysctl', '-qw', sysctl]);
+    const sysctls = this.#v6
+      ? ['net.ipv6.conf.all.forwarding=1', 'net.ipv6.fib_multipath_hash_policy=1']
+      : ['net.ipv4.ip_forward=1', 'net.ipv4.fib_multipath_hash_policy=1'];
+    for (const sysctl of sysctls) this.topology.exec('router', ['sysctl', '-qw', sysctl]);
     this.#startRouterFrr();
     for (const slot of IPFES) this.#countNewFlows(slot);
     for (const s of SERVERS) {
@@ -146,7 +181,7 @@ export class EcmpLab {
     return join(this.#dir, slot);
   }
 
-  /** One Hash Target Set on s1 and s2, served active-active by `group`. */
+  /** One Hash Target Set (of the lab's family) on s1 and s2, served active-active by `group`. */
   config(group: readonly IpfeName[]): Configuration {
     return configurationShape.parse({
       options: {
@@ -161,7 +196,7 @@ export class EcmpLab {
         connectTimeoutS: 2,
         bgp: { asn: IPFE_ASN, peers: [{ address: this.hosts.router, asn: ROUTER_ASN }] },
       },
-      xsiNetworks: [{ name: 'xsi', cidr: `${this.hosts.router.replace(/\.1$/, '.0')}/24` }],
+      xsiNetworks: [{ name: 'xsi', cidr: this.#network(this.#subnet) }],
       appServers: SERVERS.map((s, i) => ({
         name: s,
         addresses: [this.hosts[s]],
@@ -170,7 +205,7 @@ export class EcmpLab {
       targetSets: [
         {
           number: 1,
-          family: 'ipv4',
+          family: this.#v6 ? 'ipv6' : 'ipv4',
           algorithm: 'hash',
           serving: 'activeActive',
           activeActiveIpfes: group.map((g) => g.toUpperCase()),
@@ -187,7 +222,7 @@ export class EcmpLab {
       writeFileSync(join(this.stateDir(slot), 'config.json'), this.#latest);
     }
     this.agents[slot] = startKernelAgent(this.topology, slot, {
-      control: `${this.hosts[slot]}:8701`,
+      control: formatHostPort(this.hosts[slot], 8701),
       stateDir: this.stateDir(slot),
       token: TOKEN,
       sync: false,
@@ -214,8 +249,7 @@ export class EcmpLab {
       await until(
         `revision ${this.#revision} pushed to ${slot}`,
         async () =>
-          (await this.client.ask(`push http://${this.hosts[slot]}:8701 ${TOKEN} ${file}`))
-            .status === 200,
+          (await this.client.ask(`push ${this.#controlUrl(slot)} ${TOKEN} ${file}`)).status === 200,
       );
   }
 
@@ -223,10 +257,11 @@ export class EcmpLab {
   nextHops(): string[] {
     const { stdout } = this.topology.exec('router', [
       'ip',
+      this.#v6 ? '-6' : '-4',
       '-j',
       'route',
       'show',
-      `${this.tsa}/32`,
+      `${this.tsa}/${this.#v6 ? 128 : 32}`,
     ]);
     const routes = JSON.parse(stdout || '[]') as {
       gateway?: string;
@@ -272,9 +307,15 @@ export class EcmpLab {
     ) as Record<IpfeName, number>;
   }
 
+  /** Packets of held or new connections an IPFE's direct path forwarded towards the TSA. */
+  carried(slot: IpfeName): number {
+    const command = [...countedInCommand(slot).slice(0, -1), this.#v6 ? 'in6' : 'in4'];
+    return packetsTowards(this.topology.exec(slot, command).stdout, this.tsa);
+  }
+
   /** GET `path` of an agent's control API, from its own namespace. */
   agentGet(slot: IpfeName, path: string): string {
-    const script = `fetch('http://${this.hosts[slot]}:8701${path}', { headers: { authorization: 'Bearer ${TOKEN}' } }).then((r) => r.text()).then((t) => process.stdout.write(t))`;
+    const script = `fetch('${this.#controlUrl(slot)}${path}', { headers: { authorization: 'Bearer ${TOKEN}' } }).then((r) => r.text()).then((t) => process.stdout.write(t))`;
     return this.topology.exec(slot, [process.execPath, '-e', script]).stdout;
   }
 
@@ -295,7 +336,7 @@ export class EcmpLab {
             'table netdev ecmpcut {',
             '  chain in {',
             '    type filter hook ingress device "eth0" priority -400;',
-            `    ip saddr { ${servers} } tcp sport 9675 drop`,
+            `    ${this.#v6 ? 'ip6' : 'ip'} saddr { ${servers} } tcp sport 9675 drop`,
             '  }',
             '}',
           ]
@@ -310,10 +351,22 @@ export class EcmpLab {
       '  counter syn {}',
       '  chain in {',
       '    type filter hook ingress device "eth0" priority -500;',
-      `    ip daddr ${this.tsa} tcp flags & (syn | ack) == syn counter name "syn"`,
+      `    ${this.#v6 ? 'ip6' : 'ip'} daddr ${this.tsa} tcp flags & (syn | ack) == syn counter name "syn"`,
       '  }',
       '}',
     ]);
+  }
+
+  #at(network: string, host: number): string {
+    return this.#v6 ? `${network}::${host}` : `${network}.${host}`;
+  }
+
+  #network(network: string): string {
+    return this.#v6 ? `${network}::/64` : `${network}.0/24`;
+  }
+
+  #controlUrl(slot: IpfeName): string {
+    return `http://${formatHostPort(this.hosts[slot], 8701)}`;
   }
 
   #nft(slot: IpfeName, script: string[]) {
@@ -323,21 +376,31 @@ export class EcmpLab {
     if (result.status !== 0) throw new Error(`nft (${slot}): ${result.stderr}`);
   }
 
-  /** The upstream router's FRR: the IPFEs as eBGP neighbours with BFD, up to 4 equal paths. */
+  /**
+   * The upstream router's FRR: the IPFEs as eBGP neighbours with BFD, up to 4 equal paths. Over
+   * IPv6 each IPFE announces its global and link-local addresses as next hops; preferring the
+   * global one makes the kernel route name the IPFE by its configured address.
+   */
   #startRouterFrr() {
     const run = `/var/run/frr/${this.routerSpace}`;
     mkdirSync(run, { recursive: true });
     const frr = frrIds();
     chownSync(run, frr.uid, frr.gid);
     const head = 'frr defaults datacenter\nhostname router\n!\n';
+    const family = this.#v6 ? 'ipv6' : 'ipv4';
     const configs = {
       zebra: head,
       // The IPFEs' default timers (Options › BGP), which the router must match (docs/deploy.md).
       bfdd: `${head}bfd\n profile ipfe\n  transmit-interval ${BFD_INTERVAL_MS.default}\n  receive-interval ${BFD_INTERVAL_MS.default}\n  detect-multiplier ${BFD_MULTIPLIER.default}\n exit\nexit\n`,
       bgpd: [
         head,
+        ...(this.#v6
+          ? ['route-map IPFES-IN permit 10', ' set ipv6 next-hop prefer-global', 'exit', '!']
+          : []),
         `router bgp ${ROUTER_ASN}`,
-        ` bgp router-id ${this.hosts.router}`,
+        // An IPv6-only router has no IPv4 address to take its ID from.
+        ` bgp router-id ${this.#v6 ? '10.255.255.1' : this.hosts.router}`,
+        ...(this.#v6 ? [' no bgp default ipv4-unicast'] : []),
         ' no bgp ebgp-requires-policy',
         ' bgp bestpath as-path multipath-relax',
         ...IPFES.flatMap((i) => [
@@ -346,8 +409,14 @@ export class EcmpLab {
           ` neighbor ${this.hosts[i]} timers 3 9`,
           ` neighbor ${this.hosts[i]} timers connect 1`,
         ]),
-        ' address-family ipv4 unicast',
+        ` address-family ${family} unicast`,
         '  maximum-paths 4',
+        ...(this.#v6
+          ? IPFES.flatMap((i) => [
+              `  neighbor ${this.hosts[i]} activate`,
+              `  neighbor ${this.hosts[i]} route-map IPFES-IN in`,
+            ])
+          : []),
         ' exit-address-family',
         'exit',
         '',

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countedInCommand, packetsTowards } from './direct-hosts.ts';
 import { EcmpLab, ecmpLabAvailable, IPFES, SERVERS, type IpfeName } from './ecmp-lab.ts';
 import { until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
@@ -7,10 +6,6 @@ import { expectSpreadByWeights } from './spread.ts';
 /** Active-active over BGP + ECMP (issue 18), on the lab of ecmp-lab.ts. */
 const lab = new EcmpLab(`ipe${process.pid % 10000}`, '10.231.30', '10.231.31');
 const { hosts, tsa: TSA, topology } = lab;
-
-/** Packets of held or new connections each IPFE's direct path forwarded towards the TSA. */
-const carried = (slot: IpfeName) =>
-  packetsTowards(topology.exec(slot, countedInCommand(slot)).stdout, TSA);
 
 const total = (tally: Record<string, number>) => Object.values(tally).reduce((a, b) => a + b, 0);
 
@@ -58,11 +53,11 @@ describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP (issue 18)',
 
     lab.startAgent('a2');
     await lab.untilRoutedThrough(['a1', 'a2', 'b1']);
-    const before = carried('a2');
+    const before = lab.carried('a2');
     const alive = await lab.client.ask('alive');
     expect(alive).toEqual(held);
     // The router moved some held flows to A2, which sent them on to the same servers.
-    expect(carried('a2')).toBeGreaterThan(Math.max(0, before));
+    expect(lab.carried('a2')).toBeGreaterThan(Math.max(0, before));
   }, 120_000);
 
   it('three IPFEs: the router spreads new flows over all three, and they spread them over the servers by weight', async () => {
@@ -111,9 +106,9 @@ describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP (issue 18)',
     const held = await lab.client.ask('alive');
     expect(total(held)).toBe(30);
     // Held over every IPFE (the router hashes source ports): A2 carries some of them.
-    const carriedBefore = carried('a2');
+    const carriedBefore = lab.carried('a2');
     await lab.client.ask('alive');
-    expect(carried('a2')).toBeGreaterThan(carriedBefore);
+    expect(lab.carried('a2')).toBeGreaterThan(carriedBefore);
 
     topology.kill(lab.agents.a2!, 'SIGKILL');
     await lab.untilRoutedThrough(['a1', 'b1']);
