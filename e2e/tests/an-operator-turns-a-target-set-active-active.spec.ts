@@ -59,25 +59,7 @@ test('an operator turns a Target Set active-active once an admin has configured 
   await page.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByRole('heading', { name: 'Target Sets [View]' })).toBeVisible();
 
-  // An admin, in a browser of their own, configures BGP to one upstream router.
-  const adminContext = await browser.newContext({ storageState: authFile('admin') });
-  const admin = await adminContext.newPage();
-  await admin.goto('/options');
-  await expect(admin.getByRole('heading', { name: 'Options', level: 1 })).toBeVisible();
-  const bgp = admin.getByRole('region', { name: 'BGP' });
-  await bgp.getByRole('checkbox', { name: 'Announce over BGP' }).check();
-  await bgp.getByLabel('BGP ASN').fill('65010');
-  await bgp.getByLabel('BGP peer 1 address').fill('127.0.18.254');
-  await bgp.getByLabel('BGP peer 1 ASN').fill('65000');
-  await expect(bgp.getByLabel('BFD interval (ms)')).toHaveValue('100');
-  await expect(bgp.getByLabel('BFD multiplier')).toHaveValue('3');
-  await admin.getByRole('button', { name: 'Apply' }).click();
-  await expect(admin.getByText(/Options saved as revision \d+\./)).toBeVisible();
-  await admin.reload();
-  await expect(admin.getByLabel('BGP peer 1 address')).toHaveValue('127.0.18.254');
-  await adminContext.close();
-
-  // The operator opens Edit again and turns the set active-active.
+  // The operator opens Edit again and turns the set active-active, while BGP is still missing.
   await openEdit();
   await serving.getByRole('radio', { name: 'Active-Active' }).check();
   // Least Load is refused on its own field as soon as Active-Active is chosen.
@@ -97,6 +79,26 @@ test('an operator turns a Target Set active-active once an admin has configured 
   const primary = page.getByRole('region', { name: 'Primary Public IP Address' });
   await expect(primary.getByRole('radio', { name: 'IPFE-A1' })).toBeDisabled();
   await expect(primary.getByLabel('Preferred Standby')).toHaveValue('None (served active-active)');
+
+  // Meanwhile an admin, in a browser of their own, configures BGP to one upstream router.
+  const adminContext = await browser.newContext({ storageState: authFile('admin') });
+  const admin = await adminContext.newPage();
+  await admin.goto('/options');
+  await expect(admin.getByRole('heading', { name: 'Options', level: 1 })).toBeVisible();
+  const bgp = admin.getByRole('region', { name: 'BGP' });
+  await bgp.getByRole('checkbox', { name: 'Announce over BGP' }).check();
+  await bgp.getByLabel('BGP ASN').fill('65010');
+  await bgp.getByLabel('BGP peer 1 address').fill('127.0.18.254');
+  await bgp.getByLabel('BGP peer 1 ASN').fill('65000');
+  await expect(bgp.getByLabel('BFD interval (ms)')).toHaveValue('50');
+  await expect(bgp.getByLabel('BFD multiplier')).toHaveValue('3');
+  await admin.getByRole('button', { name: 'Apply' }).click();
+  await expect(admin.getByText(/Options saved as revision \d+\./)).toBeVisible();
+  await admin.reload();
+  await expect(admin.getByLabel('BGP peer 1 address')).toHaveValue('127.0.18.254');
+  await adminContext.close();
+
+  // Apply on the page opened before BGP was saved: checked against Options as they are now.
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(
     page.getByText(new RegExp(`Target Set ${targetSetNumber} saved as revision \\d+\\.`)),

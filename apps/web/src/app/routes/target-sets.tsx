@@ -1,19 +1,30 @@
-import { lazy, Suspense, useMemo } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useCallback, useMemo } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { IPFE_SLOTS, type TargetSet } from '@ipfe/schema';
 import { Alert } from '@/components/ui/alert';
 import { Loading } from '@/components/ui/page';
 import type { Versioned } from '@/lib/api-client';
-import { useAppServers } from '@/features/app-servers/api/get-app-servers';
-import { useOptions } from '@/features/options/api/get-options';
+import {
+  getAppServersQueryOptions,
+  useAppServers,
+} from '@/features/app-servers/api/get-app-servers';
+import { getOptionsQueryOptions, useOptions } from '@/features/options/api/get-options';
 import { useCreateTargetSet } from '@/features/target-sets/api/create-target-set';
 import { useDeleteTargetSet } from '@/features/target-sets/api/delete-target-set';
 import { useTargetSet } from '@/features/target-sets/api/get-target-set';
-import { useTargetSets, type TargetSetView } from '@/features/target-sets/api/get-target-sets';
+import {
+  getTargetSetsQueryOptions,
+  useTargetSets,
+  type TargetSetView,
+} from '@/features/target-sets/api/get-target-sets';
 import { useUpdateTargetSet } from '@/features/target-sets/api/update-target-set';
 import type { Family, TargetSetContext } from '@/features/target-sets/components/form-model';
 import { TargetSetsView } from '@/features/target-sets/components/target-sets-view';
-import { useXsiNetworks } from '@/features/xsi-networks/api/get-xsi-networks';
+import {
+  getXsiNetworksQueryOptions,
+  useXsiNetworks,
+} from '@/features/xsi-networks/api/get-xsi-networks';
 import { collectionRoutes, type CollectionFormProps } from './collection';
 
 // The form (and its change preview) is fetched when Insert or Edit first opens, not with the View.
@@ -113,12 +124,17 @@ function TargetSetsList({
   );
 }
 
-/** The rest of the configuration that the form checks against, once it is all loaded. */
+/**
+ * The rest of the configuration that the form checks against, once it is all loaded. Others change
+ * it while the form is open: it is read again when the operator comes back to the window, and
+ * `refresh` reads it afresh (at a save the checks refuse).
+ */
 function useTargetSetContext(editing: number | null) {
-  const options = useOptions();
-  const networks = useXsiNetworks();
-  const servers = useAppServers();
-  const targetSets = useTargetSets();
+  const onFocus = { refetchOnWindowFocus: true } as const;
+  const options = useQuery({ ...getOptionsQueryOptions(), ...onFocus });
+  const networks = useQuery({ ...getXsiNetworksQueryOptions(), ...onFocus });
+  const servers = useQuery({ ...getAppServersQueryOptions(), ...onFocus });
+  const targetSets = useQuery({ ...getTargetSetsQueryOptions(), ...onFocus });
   const queries = [options, networks, servers, targetSets];
   const error = queries.find((q) => q.isError)?.error ?? null;
   const context = useMemo<TargetSetContext | null>(() => {
@@ -131,7 +147,18 @@ function useTargetSetContext(editing: number | null) {
       editing,
     };
   }, [options.data, networks.data, servers.data, targetSets.data, editing]);
-  return { context, error };
+  const queryClient = useQueryClient();
+  const refresh = useCallback(async (): Promise<TargetSetContext> => {
+    const now = { staleTime: 0 } as const;
+    const [current, xsiNetworks, appServers, all] = await Promise.all([
+      queryClient.fetchQuery({ ...getOptionsQueryOptions(), ...now }),
+      queryClient.fetchQuery({ ...getXsiNetworksQueryOptions(), ...now }),
+      queryClient.fetchQuery({ ...getAppServersQueryOptions(), ...now }),
+      queryClient.fetchQuery({ ...getTargetSetsQueryOptions(), ...now }),
+    ]);
+    return { options: current.data, xsiNetworks, appServers, targetSets: all, editing };
+  }, [queryClient, editing]);
+  return { context, error, refresh };
 }
 
 /**
@@ -143,7 +170,7 @@ function TargetSetFormPage({
   ...props
 }: CollectionFormProps<TargetSetView, TargetSet, Versioned<TargetSetView>, number>) {
   const [params] = useSearchParams();
-  const { context, error } = useTargetSetContext(entity?.number ?? null);
+  const { context, error, refresh } = useTargetSetContext(entity?.number ?? null);
   const family: Family = entity?.family ?? (params.get('family') === 'ipv6' ? 'ipv6' : 'ipv4');
   return (
     <>
@@ -153,6 +180,7 @@ function TargetSetFormPage({
           <TargetSetForm
             key={family}
             context={context}
+            refreshContext={refresh}
             family={family}
             targetSet={entity}
             {...props}

@@ -13,7 +13,7 @@ import {
   type IpfeSlot,
   type TargetSet,
 } from '@ipfe/schema';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useFormState, useWatch } from 'react-hook-form';
 import { Link } from 'react-router';
 import {
@@ -75,29 +75,65 @@ export interface TargetSetFormProps {
   onInserted: (number: number, outcome: SaveOutcome) => void;
   /** After a stale save: load the current version. */
   onReload: () => void;
+  /**
+   * Reads the rest of the configuration again, from the API. Another client may have changed it
+   * since the page opened (an admin configures BGP): a save the checks refuse against what the
+   * page holds is checked again against it.
+   */
+  refreshContext?: () => Promise<TargetSetContext>;
 }
 
 /** Target Sets [Insert] and [Edit]: the sections and fields of the source page. */
 export function TargetSetForm({
-  context,
+  context: held,
   family,
   targetSet,
   save,
   onDone,
   onInserted,
   onReload,
+  refreshContext,
 }: TargetSetFormProps) {
   const editing = targetSet !== null;
+  // The configuration read afresh at a save holds until the page is given a newer one.
+  const [fresh, setFresh] = useState<{ over: TargetSetContext; context: TargetSetContext } | null>(
+    null,
+  );
+  const context = fresh?.over === held ? fresh.context : held;
+  // What the form's checks read; a save goes on from a refresh before the page renders it.
+  const checked = useRef(context);
+  checked.current = context;
   const { options } = context;
   const form = useSchemaForm({
     schema,
     defaultValues: targetSet ? editValues(targetSet, options) : insertDefaults(family, context),
-    check: (values) => checkInContext(values, context).errors,
+    check: (values) => checkInContext(values, checked.current).errors,
     arrayFields: ['servers'],
     rules: RULES,
   });
   const { register, control, setValue, trigger } = form;
   const { isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
+  const [refreshing, setRefreshing] = useState(false);
+  // OK and Apply: a refusal by the rules that span entities is said only once the configuration
+  // read afresh refuses it too; what the operator typed stays as it is.
+  const handleSubmit: typeof form.handleSubmit = (onValid, onInvalid) => async (event) => {
+    event?.preventDefault();
+    const refused = checkInContext(form.getValues(), checked.current).errors.length > 0;
+    if (refreshContext && refused) {
+      setRefreshing(true);
+      try {
+        const current = await refreshContext();
+        checked.current = current;
+        setFresh({ over: held, context: current });
+      } catch {
+        // Unreadable now: the checks keep what the page holds, and the refusal stands.
+      } finally {
+        setRefreshing(false);
+      }
+    }
+    await form.handleSubmit(onValid, onInvalid)(event);
+    return undefined;
+  };
   const values = useWatch({ control }) as TargetSetFormValues;
 
   const live = useMemo(() => checkInContext(values, context), [values, context]);
@@ -218,7 +254,7 @@ export function TargetSetForm({
 
   return (
     <Form
-      form={form}
+      form={{ ...form, handleSubmit }}
       onSubmit={onSubmit}
       label={editing ? `Edit Target Set ${targetSet.number}` : 'Insert Target Set'}
       className="entity-form target-set-form"
@@ -435,7 +471,11 @@ export function TargetSetForm({
         />
       </Section>
 
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
+      <FormActions
+        intent={intent}
+        busy={isSubmitting || refreshing}
+        onCancel={() => onDone(null)}
+      />
     </Form>
   );
 }
