@@ -113,7 +113,7 @@ test('an operator turns a Target Set active-active once an admin has configured 
   await expect(page.getByRole('heading', { name: 'Target Sets [View]' })).toBeVisible();
   const main = page.getByRole('table', { name: /Target Sets, each with its IP list/ });
   await expect(main).toContainText(lab.tsa4);
-  await expect(main).toContainText('IPFE-A1 IPFE-A2 (active-active)');
+  await expect(main).toContainText('IPFE-A1, IPFE-A2 (active-active)');
   await expect(main).not.toContainText('active IPFE-A1 · standby IPFE-A2');
   await page.screenshot({ path: '/tmp/h/aa-view.png', fullPage: true });
 

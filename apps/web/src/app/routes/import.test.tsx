@@ -67,7 +67,10 @@ describe('the Import page', () => {
       screen.getByText('not imported: column PacketRateLimit of IpfeOption (line 1)'),
     ).toBeInTheDocument();
     const changes = screen.getByRole('table', { name: 'What the import changes' });
-    expect(within(changes).getByRole('row', { name: /Added Target Set 7/ })).toBeInTheDocument();
+    // An added entity had nothing before: said with a dash, as elsewhere, not an empty cell.
+    expect(
+      within(changes).getByRole('row', { name: /^Added Target Set 7 — \{/ }),
+    ).toBeInTheDocument();
     expect(
       within(changes).getByRole('row', { name: 'Changed options › mateIntervalMs 100 200' }),
     ).toBeInTheDocument();

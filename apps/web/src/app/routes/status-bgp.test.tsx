@@ -20,7 +20,7 @@ describe('the Status & Manage page: BGP (decision 018)', () => {
         A1: agentStatus([liveServer('192.168.10.11', { load: 4, active: 2 })], {
           bgp: {
             sessions: [{ peer: '10.0.0.254', state: 'established', bfd: 'up' }],
-            announced: ['192.168.10.100/32'],
+            announced: ['192.168.10.100/32', 'fd00::100/128'],
           },
         }),
         // An agent from before issue 18: no bgp field.
@@ -31,7 +31,7 @@ describe('the Status & Manage page: BGP (decision 018)', () => {
     const table = await screen.findByRole('table', { name: 'BGP sessions of the IPFE nodes' });
     const a1 = await within(table).findByRole('row', { name: /^IPFE-A1/ });
     expect(a1).toHaveTextContent('10.0.0.254 established BFD up');
-    expect(a1).toHaveTextContent('192.168.10.100/32');
+    expect(a1).toHaveTextContent('192.168.10.100/32, fd00::100/128');
     expect(within(table).getByRole('row', { name: /^IPFE-A2/ })).toHaveTextContent(/^IPFE-A2——$/);
   });
 

@@ -1,7 +1,7 @@
 import type { SourceCsvPreview } from '../api/preview-source-csv';
 
 const show = (value: unknown) =>
-  value === undefined ? '' : JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ');
+  value === undefined ? '—' : <code>{JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ')}</code>;
 
 /** "targetSets.7" → "Target Set 7", "options.forwardedPorts.1" → "options › forwardedPorts › 1". */
 function describePath(path: string): string {
@@ -38,8 +38,10 @@ export function ImportPreview({ preview }: { preview: SourceCsvPreview }) {
   ];
   return (
     <>
-      <section aria-labelledby="import-problems">
-        <h2 id="import-problems">Problems</h2>
+      <section className="import-block" aria-labelledby="import-problems">
+        <h2 id="import-problems" className="block-title">
+          Problems
+        </h2>
         {preview.problems.length === 0 ? (
           <p>None: the file can be committed.</p>
         ) : (
@@ -52,8 +54,10 @@ export function ImportPreview({ preview }: { preview: SourceCsvPreview }) {
           </ul>
         )}
       </section>
-      <section aria-labelledby="import-not-imported">
-        <h2 id="import-not-imported">Not imported</h2>
+      <section className="import-block" aria-labelledby="import-not-imported">
+        <h2 id="import-not-imported" className="block-title">
+          Not imported
+        </h2>
         {preview.notImported.length === 0 ? (
           <p>Every column of the file is imported.</p>
         ) : (
@@ -66,8 +70,10 @@ export function ImportPreview({ preview }: { preview: SourceCsvPreview }) {
           </ul>
         )}
       </section>
-      <section aria-labelledby="import-changes">
-        <h2 id="import-changes">Changes against revision {preview.basedOn}</h2>
+      <section className="import-block" aria-labelledby="import-changes">
+        <h2 id="import-changes" className="block-title">
+          Changes against revision {preview.basedOn}
+        </h2>
         {rows.length === 0 ? (
           <p>
             {preview.problems.length === 0
@@ -91,12 +97,8 @@ export function ImportPreview({ preview }: { preview: SourceCsvPreview }) {
                   <tr key={`${row.kind}:${row.path}`}>
                     <td>{row.kind}</td>
                     <td>{describePath(row.path)}</td>
-                    <td>
-                      <code>{show(row.old)}</code>
-                    </td>
-                    <td>
-                      <code>{show(row.new)}</code>
-                    </td>
+                    <td>{show(row.old)}</td>
+                    <td>{show(row.new)}</td>
                   </tr>
                 ))}
               </tbody>

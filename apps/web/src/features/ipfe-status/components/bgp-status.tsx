@@ -56,7 +56,7 @@ export function BgpStatus({
                       ? 'nothing'
                       : bgp.announced.map((prefix, i) => (
                           <span key={prefix}>
-                            {i > 0 && ' '}
+                            {i > 0 && ', '}
                             <code>{prefix}</code>
                           </span>
                         ))}

@@ -6,9 +6,14 @@ export interface ServerBar {
 }
 
 const ROW = 18;
-const LABEL = 150;
 const BAR = 170;
 const VALUE = 40;
+/** Room per character of a label (11.5 px text, generously), and the longest label shown whole. */
+const CHAR = 7;
+const LONGEST = 40;
+
+const shown = (label: string) =>
+  label.length > LONGEST ? `${label.slice(0, LONGEST - 1)}…` : label;
 
 /**
  * Open connections per server as small horizontal bars (the same figures as the table beside it),
@@ -18,7 +23,9 @@ export function ConnectionsChart({ title, bars }: { title: string; bars: ServerB
   const id = useId();
   if (bars.length === 0) return null;
   const max = Math.max(1, ...bars.map((b) => b.value ?? 0));
-  const width = LABEL + BAR + VALUE;
+  // The labels end at the bars: as wide as the longest, so that none is cut at the left edge.
+  const labelWidth = Math.max(150, Math.max(...bars.map((b) => shown(b.label).length)) * CHAR + 6);
+  const width = labelWidth + BAR + VALUE;
   const height = bars.length * ROW + 4;
   const description = bars
     .map((b) => `${b.label}: ${b.value === null ? 'unknown' : b.value}`)
@@ -40,12 +47,12 @@ export function ConnectionsChart({ title, bars }: { title: string; bars: ServerB
         const w = ((b.value ?? 0) / max) * BAR;
         return (
           <g key={`${b.label}-${i}`}>
-            <text x={LABEL - 6} y={y + 12} textAnchor="end" className="chart-label">
-              {b.label}
+            <text x={labelWidth - 6} y={y + 12} textAnchor="end" className="chart-label">
+              {shown(b.label)}
             </text>
-            <rect x={LABEL} y={y + 2} width={BAR} height={ROW - 6} className="chart-track" />
-            <rect x={LABEL} y={y + 2} width={w} height={ROW - 6} className="chart-bar" />
-            <text x={LABEL + BAR + 5} y={y + 12} className="chart-label">
+            <rect x={labelWidth} y={y + 2} width={BAR} height={ROW - 6} className="chart-track" />
+            <rect x={labelWidth} y={y + 2} width={w} height={ROW - 6} className="chart-bar" />
+            <text x={labelWidth + BAR + 5} y={y + 12} className="chart-label">
               {b.value === null ? '—' : b.value}
             </text>
           </g>

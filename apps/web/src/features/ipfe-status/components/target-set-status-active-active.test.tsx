@@ -25,7 +25,7 @@ describe('TargetSetStatus of an active-active Target Set (decision 018)', () => 
       />,
     );
     const panel = screen.getByRole('region', { name: /Target Set 1/ });
-    expect(panel).toHaveTextContent('Owner IPFE-A2 active-active: IPFE-A1 IPFE-A2');
+    expect(panel).toHaveTextContent('Owner IPFE-A2 active-active: IPFE-A1, IPFE-A2');
     expect(panel).not.toHaveTextContent('standby serving');
   });
 });

@@ -81,7 +81,7 @@ export function TargetSetStatus({
               <span className="state">
                 {' '}
                 active-active:{' '}
-                {(ts.activeActiveIpfes ?? []).map((slot) => `IPFE-${slot}`).join(' ')}
+                {(ts.activeActiveIpfes ?? []).map((slot) => `IPFE-${slot}`).join(', ')}
               </span>
             )}
             {ts.serving !== 'activeActive' && owner && owner !== ts.primary.activeIpfe && (

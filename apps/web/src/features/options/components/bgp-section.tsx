@@ -156,10 +156,12 @@ export function BgpSection() {
               ))}
             </tbody>
           </table>
-          <FieldMessage id={`${tableId}-list`} error={listMessage} />
-          {fields.length < BGP_PEERS.max && (
-            <Button onClick={() => append(newPeer())}>Add peer</Button>
-          )}
+          <div className="section-buttons">
+            <FieldMessage id={`${tableId}-list`} error={listMessage} />
+            {fields.length < BGP_PEERS.max && (
+              <Button onClick={() => append(newPeer())}>Add peer</Button>
+            )}
+          </div>
           <p className="section-text" id={`${tableId}-note`}>
             The upstream routers every IPFE peers with: {BGP_PEERS.min}–{BGP_PEERS.max}, each with
             its address and AS number.

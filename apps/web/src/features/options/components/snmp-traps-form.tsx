@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import {
   SNMP_AUTH_PROTOCOLS,
   SNMP_KEY_LENGTH,
@@ -126,7 +126,7 @@ function SecretField({
 }: {
   form: UseFormReturn<SnmpTrapsFormValues, unknown, SnmpTrapsInput>;
   name: `destinations.${number}.${'community' | 'authKey' | 'privKey'}`;
-  label: string;
+  label: ReactNode;
   stored: boolean;
   help: string;
 }) {
@@ -159,25 +159,32 @@ function DestinationFields({
     name: [`${at}.version`, `${at}.securityLevel`, `${at}.stored`],
   });
   const n = index + 1;
+  // The legend says which destination: the labels need not, but a screen reader's field list does.
+  const named = (what: string) => (
+    <>
+      {what}
+      <span className="visually-hidden">, destination {n}</span>
+    </>
+  );
   return (
     <fieldset className="plain trap-destination" aria-label={`Trap destination ${n}`}>
       <legend>Destination {n}</legend>
       <div className="form-grid">
         <InputField
-          label={`Address, destination ${n}`}
+          label={named('Address')}
           required
           registration={register(`${at}.host`)}
           help="The SNMP manager's IPv4 or IPv6 address."
         />
         <InputField
-          label={`UDP port, destination ${n}`}
+          label={named('UDP port')}
           type="number"
           required
           registration={register(`${at}.port`, num)}
           help={`Range: 1–65535. Default: ${SNMP_TRAP_PORT_DEFAULT}`}
         />
         <SelectField
-          label={`SNMP version, destination ${n}`}
+          label={named('SNMP version')}
           registration={register(`${at}.version`)}
           options={[
             { value: 'v2c', label: 'SNMPv2c (community)' },
@@ -188,34 +195,34 @@ function DestinationFields({
           <SecretField
             form={form}
             name={`${at}.community`}
-            label={`Community, destination ${n}`}
+            label={named('Community')}
             stored={stored.community}
             help="1–64 printable characters."
           />
         ) : (
           <>
             <InputField
-              label={`User, destination ${n}`}
+              label={named('User')}
               required
               registration={register(`${at}.user`)}
               help="The SNMPv3 user the manager knows the OAM by (1–32 characters)."
             />
             <SelectField
-              label={`Security level, destination ${n}`}
+              label={named('Security level')}
               registration={register(`${at}.securityLevel`)}
               options={choices(SNMP_SECURITY_LEVELS)}
             />
             {level !== 'noAuthNoPriv' && (
               <>
                 <SelectField
-                  label={`Auth protocol, destination ${n}`}
+                  label={named('Auth protocol')}
                   registration={register(`${at}.authProtocol`)}
                   options={choices(SNMP_AUTH_PROTOCOLS)}
                 />
                 <SecretField
                   form={form}
                   name={`${at}.authKey`}
-                  label={`Auth key, destination ${n}`}
+                  label={named('Auth key')}
                   stored={stored.authKey}
                   help={`Pass phrase, ${SNMP_KEY_LENGTH.min}–${SNMP_KEY_LENGTH.max} characters.`}
                 />
@@ -224,7 +231,7 @@ function DestinationFields({
             {level === 'authPriv' && (
               <>
                 <SelectField
-                  label={`Privacy protocol, destination ${n}`}
+                  label={named('Privacy protocol')}
                   registration={register(`${at}.privProtocol`)}
                   options={choices(SNMP_PRIV_PROTOCOLS)}
                   help="AES; DES is not offered (the OAM's OpenSSL no longer provides it)."
@@ -232,7 +239,7 @@ function DestinationFields({
                 <SecretField
                   form={form}
                   name={`${at}.privKey`}
-                  label={`Privacy key, destination ${n}`}
+                  label={named('Privacy key')}
                   stored={stored.privKey}
                   help={`Pass phrase, ${SNMP_KEY_LENGTH.min}–${SNMP_KEY_LENGTH.max} characters.`}
                 />

@@ -76,6 +76,8 @@ describe('TargetSetsView', () => {
     );
     const primaryOf = (n: number) => within(rowOf(n)).getAllByRole('cell')[2]!;
     expect(primaryOf(1)).toHaveTextContent('192.168.10.101active IPFE-A1 · standby IPFE-A2');
-    expect(primaryOf(2)).toHaveTextContent('192.168.10.102IPFE-A1 IPFE-A2 IPFE-B1 (active-active)');
+    expect(primaryOf(2)).toHaveTextContent(
+      '192.168.10.102IPFE-A1, IPFE-A2, IPFE-B1 (active-active)',
+    );
   });
 });

@@ -57,9 +57,22 @@ function Tsa({
     <>
       <code>{tsa.address}</code>
       <span className="sub">
-        {group
-          ? `${group.map(slot).join(' ')} (active-active)`
-          : `active ${slot(tsa.activeIpfe)} · standby ${slot(tsa.standbyIpfe)}`}
+        {group ? (
+          <>
+            {group.map((s, i) => (
+              <Fragment key={s}>
+                {i > 0 && ', '}
+                <span className="nowrap">{slot(s)}</span>
+              </Fragment>
+            ))}{' '}
+            <span className="nowrap">(active-active)</span>
+          </>
+        ) : (
+          <>
+            <span className="nowrap">active {slot(tsa.activeIpfe)}</span> ·{' '}
+            <span className="nowrap">standby {slot(tsa.standbyIpfe)}</span>
+          </>
+        )}
       </span>
     </>
   );

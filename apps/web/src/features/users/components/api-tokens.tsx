@@ -32,7 +32,7 @@ function NewSecret({ created, onDone }: { created: CreatedApiToken; onDone: () =
     }
   };
   return (
-    <div className="alert alert-success" role="status">
+    <div className="alert alert-success token-new" role="status">
       <p>
         Token <strong>{created.token.name}</strong> created. Copy it now: it is not shown again.
         Scripts send it as <code>Authorization: Bearer</code>; the ipfe CLI reads it from{' '}
@@ -169,7 +169,7 @@ function TokenTable({ scope, caption }: { scope: TokenScope; caption: string }) 
  */
 export function ApiTokens({ everyone }: { everyone: boolean }) {
   return (
-    <>
+    <div className="api-tokens">
       <Section title="Your API tokens" note="For scripts and the ipfe CLI">
         <CreateToken />
         <TokenTable scope="own" caption="Your API tokens" />
@@ -179,6 +179,6 @@ export function ApiTokens({ everyone }: { everyone: boolean }) {
           <TokenTable scope="everyone" caption="Every user's API tokens" />
         </Section>
       )}
-    </>
+    </div>
   );
 }
