@@ -42,10 +42,8 @@ export async function runEcmp(ctx: PartContext): Promise<Record<string, unknown>
     await lab.untilRoutedThrough(IPFES, 60_000);
     ctx.log(`ecmp: routed through ${IPFES.join(', ')}`);
 
-    const before = lab.newFlows();
-    const tally = await lab.client.ask(`tally ${lab.tsa} ${FLOWS}`);
-    const after = lab.newFlows();
-    const shares = IPFES.map((s) => (100 * (after[s] - before[s])) / FLOWS);
+    const { tally, perIpfe } = await lab.newConnections(FLOWS);
+    const shares = IPFES.map((s) => (100 * perIpfe[s]) / FLOWS);
     ctx.log(`ecmp: shares of ${FLOWS} new flows ${shares.map((s) => round(s)).join(' / ')} %`);
 
     const kill: Trial[] = [];

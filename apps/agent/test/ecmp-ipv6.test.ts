@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EcmpLab, ecmpLabAvailable, IPFES } from './ecmp-lab.ts';
-import { until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
 
 /** Active-active over BGP + ECMP (issue 18) for an IPv6 Target Set: the TSA announced as a /128. */
 const lab = new EcmpLab(`ip6e${process.pid % 1000}`, 'fd00:231:50', 'fd00:231:51', 6);
-const { hosts, tsa: TSA, topology } = lab;
+const { tsa: TSA, topology } = lab;
 
 const total = (tally: Record<string, number>) => Object.values(tally).reduce((a, b) => a + b, 0);
 
@@ -24,26 +23,13 @@ describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP for IPv6 (is
       `${TSA}/`,
     );
     // Each agent reads its IPv6 session and BFD as up and names the /128 it announces.
-    for (const slot of IPFES)
-      await until(`${slot.toUpperCase()} reads its session and BFD as up`, () => {
-        const bgp = (JSON.parse(lab.agentGet(slot, '/v1/status') || '{}') as { bgp?: unknown }).bgp;
-        return (
-          JSON.stringify(bgp) ===
-          JSON.stringify({
-            sessions: [{ peer: hosts.router, state: 'established', bfd: 'up' }],
-            announced: [`${TSA}/128`],
-          })
-        );
-      });
+    for (const slot of IPFES) await lab.untilBgpUp(slot);
 
-    const before = lab.newFlows();
-    const tally = await lab.client.ask(`tally ${TSA} 300`);
+    const { tally, perIpfe } = await lab.newConnections(300);
     expect(tally.none ?? 0).toBe(0);
     expectSpreadByWeights(tally, { s1: 1, s2: 1 });
-    const after = lab.newFlows();
-    const flows = Object.fromEntries(IPFES.map((s) => [s, after[s] - before[s]]));
-    expect(total(flows)).toBe(300);
-    for (const slot of IPFES) expect(flows[slot], slot).toBeGreaterThan(0);
+    expect(total(perIpfe)).toBe(300);
+    for (const slot of IPFES) expect(perIpfe[slot], slot).toBeGreaterThan(0);
   }, 120_000);
 
   it("an IPFE's agent killed outright: the router withdraws it and every held IPv6 connection survives", async () => {

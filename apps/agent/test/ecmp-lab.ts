@@ -1,12 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  chownSync,
-  createWriteStream,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -33,8 +26,8 @@ import {
   until,
   type KernelClient,
 } from './netns-topology.ts';
+import { bfdProfile, frrAvailable, FRR_HEAD, startRouterFrr } from './router-frr.ts';
 
-const FRR = '/usr/lib/frr';
 export const IPFES = ['a1', 'a2', 'b1'] as const;
 export type IpfeName = (typeof IPFES)[number];
 export const SERVERS = ['s1', 's2'] as const;
@@ -46,8 +39,8 @@ const IPFE_ASN = 65001;
 /** Whether this machine can run the lab: namespaces, nftables, arping and FRR's daemons. */
 export const ecmpLabAvailable =
   netnsAvailable &&
-  ['nft', 'arping', 'vtysh'].every((t) => spawnSync('which', [t]).status === 0) &&
-  ['zebra', 'bgpd', 'bfdd'].every((d) => spawnSync('test', ['-x', join(FRR, d)]).status === 0);
+  frrAvailable &&
+  ['nft', 'arping'].every((t) => spawnSync('which', [t]).status === 0);
 
 /**
  * Active-active over BGP + ECMP (issue 18) on a real topology, for the tests and the `ecmp`
@@ -286,6 +279,11 @@ export class EcmpLab {
 
   /** New flows (SYNs towards the TSA) each IPFE has received so far. */
   newFlows(): Record<IpfeName, number> {
+    return this.counters('ecmplab', 'syn');
+  }
+
+  /** The packets each IPFE's named nftables counter `name` (of netdev table `table`) counted. */
+  counters(table: string, name: string): Record<IpfeName, number> {
     return Object.fromEntries(
       IPFES.map((slot) => {
         const listing = this.topology.exec(slot, [
@@ -294,8 +292,8 @@ export class EcmpLab {
           'list',
           'counter',
           'netdev',
-          'ecmplab',
-          'syn',
+          table,
+          name,
         ]);
         const items = (
           JSON.parse(listing.stdout || '{"nftables":[]}') as {
@@ -311,6 +309,27 @@ export class EcmpLab {
   carried(slot: IpfeName): number {
     const command = [...countedInCommand(slot).slice(0, -1), this.#v6 ? 'in6' : 'in4'];
     return packetsTowards(this.topology.exec(slot, command).stdout, this.tsa);
+  }
+
+  /** `count` new connections: which server answered each, and how many reached each IPFE. */
+  async newConnections(count: number) {
+    const before = this.newFlows();
+    const tally = await this.client.ask(`tally ${this.tsa} ${count}`);
+    const after = this.newFlows();
+    const perIpfe = Object.fromEntries(IPFES.map((s) => [s, after[s] - before[s]]));
+    return { tally, perIpfe: perIpfe as Record<IpfeName, number> };
+  }
+
+  /** Waits until the agent of `slot` reads its session and BFD as up and announces the TSA. */
+  async untilBgpUp(slot: IpfeName) {
+    const wanted = JSON.stringify({
+      sessions: [{ peer: this.hosts.router, state: 'established', bfd: 'up' }],
+      announced: [`${this.tsa}/${this.#v6 ? 128 : 32}`],
+    });
+    await until(`${slot.toUpperCase()} reads its session and BFD as up`, () => {
+      const status = JSON.parse(this.agentGet(slot, '/v1/status') || '{}') as { bgp?: unknown };
+      return JSON.stringify(status.bgp) === wanted;
+    });
   }
 
   /** GET `path` of an agent's control API, from its own namespace. */
@@ -329,7 +348,7 @@ export class EcmpLab {
   /** Drops (or lets through again) the servers' heartbeats to one IPFE: for it alone they go offline. */
   cutHeartbeats(slot: IpfeName, cut: boolean) {
     const servers = SERVERS.map((s) => this.hosts[s]).join(', ');
-    this.#nft(
+    this.nft(
       slot,
       cut
         ? [
@@ -346,7 +365,7 @@ export class EcmpLab {
 
   /** A named counter of the SYNs reaching the IPFE for the TSA, in a table of the lab's own. */
   #countNewFlows(slot: IpfeName) {
-    this.#nft(slot, [
+    this.nft(slot, [
       'table netdev ecmplab {',
       '  counter syn {}',
       '  chain in {',
@@ -369,7 +388,8 @@ export class EcmpLab {
     return `http://${formatHostPort(this.hosts[slot], 8701)}`;
   }
 
-  #nft(slot: IpfeName, script: string[]) {
+  /** Loads an nftables script into an IPFE's namespace (tables of a test's own). */
+  nft(slot: IpfeName, script: string[]) {
     const file = join(this.#dir, `${slot}.nft`);
     writeFileSync(file, `${script.join('\n')}\n`);
     const result = this.topology.exec(slot, ['nft', '-f', file]);
@@ -382,18 +402,12 @@ export class EcmpLab {
    * global one makes the kernel route name the IPFE by its configured address.
    */
   #startRouterFrr() {
-    const run = `/var/run/frr/${this.routerSpace}`;
-    mkdirSync(run, { recursive: true });
-    const frr = frrIds();
-    chownSync(run, frr.uid, frr.gid);
-    const head = 'frr defaults datacenter\nhostname router\n!\n';
     const family = this.#v6 ? 'ipv6' : 'ipv4';
-    const configs = {
-      zebra: head,
+    startRouterFrr(this.topology, 'router', this.routerSpace, {
       // The IPFEs' default timers (Options › BGP), which the router must match (docs/deploy.md).
-      bfdd: `${head}bfd\n profile ipfe\n  transmit-interval ${BFD_INTERVAL_MS.default}\n  receive-interval ${BFD_INTERVAL_MS.default}\n  detect-multiplier ${BFD_MULTIPLIER.default}\n exit\nexit\n`,
+      bfdd: bfdProfile(BFD_INTERVAL_MS.default, BFD_MULTIPLIER.default),
       bgpd: [
-        head,
+        FRR_HEAD,
         ...(this.#v6
           ? ['route-map IPFES-IN permit 10', ' set ipv6 next-hop prefer-global', 'exit', '!']
           : []),
@@ -421,26 +435,6 @@ export class EcmpLab {
         'exit',
         '',
       ].join('\n'),
-    };
-    for (const daemon of ['zebra', 'bfdd', 'bgpd'] as const) {
-      writeFileSync(join(run, `${daemon}.conf`), configs[daemon]);
-      this.topology.run('router', [
-        join(FRR, daemon),
-        '-N',
-        this.routerSpace,
-        '-f',
-        join(run, `${daemon}.conf`),
-        '-i',
-        join(run, `${daemon}.pid`),
-        '--log',
-        `file:${join(run, `${daemon}.log`)}`,
-      ]);
-      spawnSync('sleep', ['0.3']);
-    }
+    });
   }
-}
-
-function frrIds() {
-  const id = (flag: string) => Number(spawnSync('id', [flag, 'frr'], { encoding: 'utf8' }).stdout);
-  return { uid: id('-u'), gid: id('-g') };
 }

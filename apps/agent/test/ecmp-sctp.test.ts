@@ -1,6 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EcmpLab, ecmpLabAvailable, IPFES, SERVERS, type IpfeName } from './ecmp-lab.ts';
 import { until } from './netns-topology.ts';
@@ -42,50 +39,21 @@ const sctpServers = {} as Record<(typeof SERVERS)[number], SctpServer>;
  * INITs among them (`tsa_inits`: new associations), in a table of this test's own.
  */
 function countSctp() {
-  for (const slot of IPFES) {
-    const file = join(tmpdir(), `ipfe-ecmp-sctp-${process.pid}-${slot}.nft`);
-    writeFileSync(
-      file,
-      [
-        'table netdev ecmpsctp {',
-        '  counter tsa_sctp {}',
-        '  counter tsa_inits {}',
-        '  chain in {',
-        '    type filter hook ingress device "eth0" priority -500;',
-        `    ip daddr ${TSA} meta l4proto sctp counter name "tsa_sctp"`,
-        `    ip daddr ${TSA} sctp chunk init exists counter name "tsa_inits"`,
-        '  }',
-        '}',
-        '',
-      ].join('\n'),
-    );
-    const result = topology.exec(slot, ['nft', '-f', file]);
-    topology.exec(slot, ['rm', '-f', file]);
-    if (result.status !== 0) throw new Error(`nft (${slot}): ${result.stderr}`);
-  }
+  for (const slot of IPFES)
+    lab.nft(slot, [
+      'table netdev ecmpsctp {',
+      '  counter tsa_sctp {}',
+      '  counter tsa_inits {}',
+      '  chain in {',
+      '    type filter hook ingress device "eth0" priority -500;',
+      `    ip daddr ${TSA} meta l4proto sctp counter name "tsa_sctp"`,
+      `    ip daddr ${TSA} sctp chunk init exists counter name "tsa_inits"`,
+      '  }',
+      '}',
+    ]);
 }
 
-function counted(counter: 'tsa_sctp' | 'tsa_inits'): Record<IpfeName, number> {
-  return Object.fromEntries(
-    IPFES.map((slot) => {
-      const listing = topology.exec(slot, [
-        'nft',
-        '-j',
-        'list',
-        'counter',
-        'netdev',
-        'ecmpsctp',
-        counter,
-      ]);
-      const items = (
-        JSON.parse(listing.stdout || '{"nftables":[]}') as {
-          nftables: { counter?: { packets: number } }[];
-        }
-      ).nftables;
-      return [slot, items.find((i) => i.counter)?.counter?.packets ?? 0];
-    }),
-  ) as Record<IpfeName, number>;
-}
+const counted = (counter: 'tsa_sctp' | 'tsa_inits') => lab.counters('ecmpsctp', counter);
 
 const since = (before: Record<IpfeName, number>, after: Record<IpfeName, number>) =>
   Object.fromEntries(IPFES.map((s) => [s, after[s] - before[s]])) as Record<IpfeName, number>;

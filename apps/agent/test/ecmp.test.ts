@@ -61,26 +61,14 @@ describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP (issue 18)',
   }, 120_000);
 
   it('three IPFEs: the router spreads new flows over all three, and they spread them over the servers by weight', async () => {
-    const before = lab.newFlows();
-    const tally = await lab.client.ask(`tally ${TSA} 300`);
+    const { tally, perIpfe } = await lab.newConnections(300);
     expect(tally.none ?? 0).toBe(0);
     expectSpreadByWeights(tally, { s1: 1, s2: 1 });
-    const after = lab.newFlows();
-    const flows = Object.fromEntries(IPFES.map((s) => [s, after[s] - before[s]]));
-    expect(total(flows)).toBe(300);
-    for (const slot of IPFES) expect(flows[slot], slot).toBeGreaterThan(0);
+    expect(total(perIpfe)).toBe(300);
+    for (const slot of IPFES) expect(perIpfe[slot], slot).toBeGreaterThan(0);
 
     // Each agent shows its session, BFD and what it announces, in its status and /metrics.
-    await until('A1 reads its session and BFD as up', () => {
-      const bgp = (JSON.parse(lab.agentGet('a1', '/v1/status')) as { bgp?: unknown }).bgp;
-      return (
-        JSON.stringify(bgp) ===
-        JSON.stringify({
-          sessions: [{ peer: hosts.router, state: 'established', bfd: 'up' }],
-          announced: [`${TSA}/32`],
-        })
-      );
-    });
+    await lab.untilBgpUp('a1');
     const metrics = lab.agentGet('b1', '/metrics');
     expect(metrics).toMatch(new RegExp(`ipfe_bgp_session_up\\{peer="${hosts.router}"[^}]*\\} 1`));
     expect(metrics).toMatch(new RegExp(`ipfe_bgp_announced\\{prefix="${TSA}/32"[^}]*\\} 1`));

@@ -1,13 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +8,7 @@ import { frrPathspace, nextRestart } from '../src/bgp.ts';
 import { startHoldingReporter, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
 import { netnsAvailable, Topology, until } from './netns-topology.ts';
+import { bfdProfile, frrAvailable, FRR_HEAD, startRouterFrr } from './router-frr.ts';
 
 describe("the agent's FRR restart backoff (issue 18)", () => {
   it('doubles from 1 s to 30 s over restarts in a row, and starts at 1 s again after a 60 s run', () => {
@@ -38,12 +31,8 @@ describe("the agent's FRR restart backoff (issue 18)", () => {
  * IPFE (A1, direct path) with its agent and its own FRR, and a server holding the TSA so that it
  * is announced, on one bridge. The router reaches the TSA only through A1's announcement.
  */
-const FRR = '/usr/lib/frr';
 const DAEMONS = ['zebra', 'bfdd', 'bgpd'] as const;
-const tools =
-  ['nft', 'vtysh'].every((t) => spawnSync('which', [t]).status === 0) &&
-  DAEMONS.every((d) => spawnSync('test', ['-x', join(FRR, d)]).status === 0);
-const available = netnsAvailable && tools;
+const available = netnsAvailable && frrAvailable && spawnSync('which', ['nft']).status === 0;
 
 const SUBNET = '10.231.40';
 const hosts = { router: `${SUBNET}.1`, a1: `${SUBNET}.11`, s1: `${SUBNET}.21` };
@@ -60,17 +49,11 @@ const pathspace = frrPathspace('a1', stateDir);
 let agent: ChildProcess;
 
 /** The upstream router's FRR: A1 as its eBGP neighbour, with BFD. */
-function startRouterFrr() {
-  const run = `/var/run/frr/${routerSpace}`;
-  mkdirSync(run, { recursive: true });
-  const id = (flag: string) => Number(spawnSync('id', [flag, 'frr'], { encoding: 'utf8' }).stdout);
-  chownSync(run, id('-u'), id('-g'));
-  const head = 'frr defaults datacenter\nhostname router\n!\n';
-  const configs = {
-    zebra: head,
-    bfdd: `${head}bfd\n profile ipfe\n  transmit-interval 100\n  receive-interval 100\n exit\nexit\n`,
+function startRouter() {
+  startRouterFrr(topology, 'router', routerSpace, {
+    bfdd: bfdProfile(100, 3),
     bgpd: [
-      head,
+      FRR_HEAD,
       `router bgp ${ROUTER_ASN}`,
       ` bgp router-id ${hosts.router}`,
       ' no bgp ebgp-requires-policy',
@@ -81,22 +64,7 @@ function startRouterFrr() {
       'exit',
       '',
     ].join('\n'),
-  };
-  for (const daemon of DAEMONS) {
-    writeFileSync(join(run, `${daemon}.conf`), configs[daemon]);
-    topology.run('router', [
-      join(FRR, daemon),
-      '-N',
-      routerSpace,
-      '-f',
-      join(run, `${daemon}.conf`),
-      '-i',
-      join(run, `${daemon}.pid`),
-      '--log',
-      `file:${join(run, `${daemon}.log`)}`,
-    ]);
-    spawnSync('sleep', ['0.3']);
-  }
+  });
 }
 
 function startAgent() {
@@ -156,7 +124,7 @@ function a1Alarms(): { code: number; text: string }[] {
 describe.skipIf(!available)('the agent restarts its FRR when a daemon dies (issue 18)', () => {
   beforeAll(async () => {
     topology.build();
-    startRouterFrr();
+    startRouter();
     startHoldingReporter(topology, 's1', { address: hosts.s1, holdTsa: TSA });
     // A1 starts with the configuration in its state folder: TSA active-active in the group A1+A2
     // (A2 is configured, never started).
