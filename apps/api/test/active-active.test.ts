@@ -25,7 +25,7 @@ describe('an active-active Target Set (issue 18)', () => {
   it('Options keep the BGP section with its BFD defaults', async () => {
     expect((await admin.get('/api/options')).json().bgp).toEqual({
       ...BGP,
-      bfdIntervalMs: 100,
+      bfdIntervalMs: 50,
       bfdMultiplier: 3,
     });
   });
