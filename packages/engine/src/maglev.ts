@@ -7,7 +7,8 @@ import { hashString } from './hash.ts';
  * M·w/Σw rounded by largest remainder. The turns are ordered by a clock that depends on nothing
  * but the server's own weight (its k-th turn falls at (k − MAGLEV_LEAD)/w, ties in list order), so
  * removing a server takes its turns out of the sequence and leaves the order of everyone else's
- * as it was (decision 002).
+ * as it was. A server over 255 times the others' weight takes what they leave of the table without it
+ * (decision 002).
  */
 
 export interface MaglevServer {
@@ -37,6 +38,12 @@ export const MAGLEV_ENTRIES_PER_SERVER = 100;
  * scattered stretch of the fill, where a claim lands far down its permutation (decision 002).
  */
 export const MAGLEV_LEAD = 4;
+/**
+ * A server whose weight is more than this many times the others' together is a giant: the others
+ * hold under 1/256 of the table (256 entries), so that two or three of their keys moving would be
+ * over 1 % of them, and they are laid out as in the table without it (decision 002).
+ */
+export const MAGLEV_GIANT_RATIO = 255;
 
 export function isPrime(n: number): boolean {
   if (n < 2 || !Number.isInteger(n)) return false;
@@ -128,6 +135,23 @@ function primitiveRoot(p: number): number {
   }
 }
 
+/**
+ * The position of the server that outweighs all the others together MAGLEV_GIANT_RATIO times or
+ * more, or −1. Within the schema's weights the table without a giant has none (its giant would need
+ * w > 255 × 1 and 255 × (w + 1) < 65,535).
+ */
+export function maglevGiant(weights: readonly number[]): number {
+  let total = 0;
+  let heaviest = -1;
+  weights.forEach((w, i) => {
+    total += w;
+    if (heaviest < 0 || w > (weights[heaviest] ?? 0)) heaviest = i;
+  });
+  const giant = weights[heaviest] ?? 0;
+  const rest = total - giant;
+  return rest > 0 && MAGLEV_GIANT_RATIO * rest < giant ? heaviest : -1;
+}
+
 export function buildMaglev(
   servers: readonly MaglevServer[],
   size: number = maglevTableSize(servers.length),
@@ -140,10 +164,8 @@ export function buildMaglev(
   const n = servers.length;
   const entries = new Uint8Array(size).fill(NO_SERVER);
   const counts = new Uint32Array(n);
-  const quotas = maglevQuotas(
-    servers.map((s) => s.weight),
-    size,
-  );
+  const weights = servers.map((s) => s.weight);
+  const quotas = maglevQuotas(weights, size);
   // Server i's permutation: its origin o, then o + g^(σ+k·α) for k = 0…M−2 (mod M; α coprime
   // to M−1), o, σ and α three hashes of its address. Not o + k·skip: two servers whose skips
   // have a small ratio p/q mod M walk the same line and take each other's slots (removing one
@@ -163,13 +185,38 @@ export function buildMaglev(
     let a = hashString(id, 0x57e9) % period || 1;
     while (gcd(a, period) !== 1) a++;
     stride[i] = a;
-    weight[i] = servers[i]?.weight ?? 0;
+    weight[i] = weights[i] ?? 0;
   }
-  const take = (i: number, x: number): void => {
+
+  // With a giant, the others take the entries they would take first in the table without it,
+  // and the giant everything else: removing the giant then moves none of their keys, where
+  // interleaved with its turns their few entries lay deep down their permutations and one of
+  // them, moving, was over 1 % (decision 002). The table without the giant is built as far as
+  // every other server has its quota here; what they take beyond it goes to the giant.
+  const giant = maglevGiant(weights);
+  const paced =
+    giant < 0
+      ? quotas
+      : maglevQuotas(
+          weights.map((w, i) => (i === giant ? 0 : w)),
+          size,
+        );
+  const wanted = giant < 0 ? quotas : quotas.map((q, i) => (i === giant ? 0 : q));
+  const beyond: number[] = [];
+  let missing = 0;
+  for (let i = 0; i < n; i++) if ((wanted[i] ?? 0) > 0) missing++;
+
+  /** Records a claim; false once every server has what it wants. */
+  const take = (i: number, x: number): boolean => {
     entries[x] = i;
-    counts[i] = (counts[i] ?? 0) + 1;
+    const taken = (counts[i] ?? 0) + 1;
+    counts[i] = taken;
+    const want = wanted[i] ?? 0;
+    if (taken > want) beyond.push(x);
+    else if (taken === want) missing--;
+    return missing > 0;
   };
-  const claim = (i: number): void => {
+  const claim = (i: number): boolean => {
     const o = origin[i] ?? 0;
     let k = cursor[i] ?? 0;
     if (k < 0) {
@@ -177,8 +224,7 @@ export function buildMaglev(
       k = -1 - k;
       if (entries[o] === NO_SERVER) {
         cursor[i] = k;
-        take(i, o);
-        return;
+        return take(i, o);
       }
     }
     const step = (stride[i] ?? 1) - period;
@@ -190,7 +236,7 @@ export function buildMaglev(
       k += (k >> 31) & period;
     } while (entries[x] !== NO_SERVER);
     cursor[i] = k;
-    take(i, x);
+    return take(i, x);
   };
   // Server i's k-th turn (k = 1…quota) falls at t = (k − LEAD)/w, equal times in list order.
   // As doubles, two such times (k ≤ M < 2¹⁷, w < 2¹⁶) are equal exactly when the fractions are,
@@ -199,11 +245,11 @@ export function buildMaglev(
   // The lead: the turns at t ≤ 0 (at most LEAD per server), sorted.
   const lead: { i: number; t: number }[] = [];
   for (let i = 0; i < n; i++) {
-    const early = Math.min(quotas[i] ?? 0, MAGLEV_LEAD);
+    const early = Math.min(paced[i] ?? 0, MAGLEV_LEAD);
     for (let k = 1; k <= early; k++) lead.push({ i, t: k - MAGLEV_LEAD });
   }
   lead.sort((a, b) => a.t * (weight[b.i] ?? 0) - b.t * (weight[a.i] ?? 0) || a.i - b.i);
-  for (const turn of lead) claim(turn.i);
+  for (const turn of lead) if (!claim(turn.i)) break;
 
   // Then t > 0, in rounds of 1/wmax, so that no server has two turns in a round (Bresenham on
   // the weights); a round's turns are sorted by time, so the order does not depend on wmax,
@@ -212,7 +258,7 @@ export function buildMaglev(
   let live = 0;
   let wmax = 0;
   for (let i = 0; i < n; i++) {
-    if ((counts[i] ?? 0) >= (quotas[i] ?? 0)) continue;
+    if ((counts[i] ?? 0) >= (paced[i] ?? 0)) continue;
     active[live++] = i;
     wmax = Math.max(wmax, weight[i] ?? 0);
   }
@@ -220,7 +266,7 @@ export function buildMaglev(
   const turns = new Float64Array(n);
   const time = new Float64Array(n);
   const round = new Int32Array(n);
-  while (live > 0) {
+  while (live > 0 && missing > 0) {
     let m = 0;
     for (let a = 0; a < live; a++) {
       const i = active[a] ?? 0;
@@ -265,16 +311,28 @@ export function buildMaglev(
       entries[x] = i;
       const taken = (counts[i] ?? 0) + 1;
       counts[i] = taken;
-      if (taken === quotas[i]) finished = true;
+      const want = wanted[i] ?? 0;
+      // wanted ≤ paced: one comparison in the common case.
+      if (taken >= want) {
+        if (taken > want) beyond.push(x);
+        else missing--;
+        if (taken === paced[i]) finished = true;
+        if (missing === 0) break;
+      }
     }
     if (finished) {
       let kept = 0;
       for (let a = 0; a < live; a++) {
         const i = active[a] ?? 0;
-        if ((counts[i] ?? 0) < (quotas[i] ?? 0)) active[kept++] = i;
+        if ((counts[i] ?? 0) < (paced[i] ?? 0)) active[kept++] = i;
       }
       live = kept;
     }
+  }
+  if (giant >= 0) {
+    for (const x of beyond) entries[x] = giant;
+    for (let x = 0; x < size; x++) if (entries[x] === NO_SERVER) entries[x] = giant;
+    for (let i = 0; i < n; i++) counts[i] = quotas[i] ?? 0;
   }
   return { size, entries, counts };
 }
