@@ -9,7 +9,7 @@
 import { createInterface } from 'node:readline';
 import { EcmpLab, ecmpLabAvailable, IPFES, type IpfeName } from '../../apps/agent/test/ecmp-lab.ts';
 import { onCleanup } from '../lib/cleanup.ts';
-import { median, percentile, round } from '../lib/stats.ts';
+import { median, percentile, round, until } from '../lib/stats.ts';
 import type { PartContext } from './context.ts';
 
 const HELD = 30;
@@ -108,7 +108,13 @@ async function trial(
   if (kind === 'kill') lab.topology.kill(lab.agents[lost]!, 'SIGKILL');
   else lab.topology.exec(lost, ['ip', 'link', 'set', 'eth0', 'down']);
   await lab.untilRoutedThrough(others, 30_000);
-  const changedAt = routes.firstChangeAfter(lostAt);
+  // The monitor's lines come through a pipe of their own: they may trail the route seen above.
+  const changedAt = await until(
+    'the route change in the monitor',
+    () => routes.firstChangeAfter(lostAt),
+    5000,
+    20,
+  ).catch(() => null);
   if (changedAt === null)
     throw new Error(
       `no route change seen for the TSA since ${new Date(lostAt).toISOString()}:\n${routes.seen().join('\n')}`,
