@@ -152,7 +152,25 @@ export function SelectField({
  * Radio buttons: the row's label names the group. `note` explains the disabled choices. A group
  * that is disabled as a whole shows no error: an error never sits on what cannot be corrected.
  */
-export function RadioGroupField({
+export function RadioGroupField(
+  props: BaseFieldProps & { options: Choice[]; disabled?: boolean; note?: ReactNode },
+) {
+  return <ChoiceGroup type="radio" {...props} />;
+}
+
+/**
+ * Checkboxes, one value each (react-hook-form gathers the ticked ones into a list): the row's
+ * label names the group; `note` explains the disabled choices.
+ */
+export function CheckboxGroupField(
+  props: BaseFieldProps & { options: Choice[]; note?: ReactNode },
+) {
+  return <ChoiceGroup type="checkbox" {...props} />;
+}
+
+/** A group of radio buttons or checkboxes, each with its label, under the row's label. */
+function ChoiceGroup({
+  type,
   label,
   registration,
   options,
@@ -162,11 +180,20 @@ export function RadioGroupField({
   disabled,
   note,
   errorAlsoOf,
-}: BaseFieldProps & { options: Choice[]; disabled?: boolean; note?: ReactNode }) {
+}: BaseFieldProps & {
+  type: 'radio' | 'checkbox';
+  options: Choice[];
+  disabled?: boolean;
+  note?: ReactNode;
+}) {
   const id = useId();
   const noteId = `${id}-note`;
   const formError = useFieldError(registration.name, { alsoOf: errorAlsoOf });
   const error = disabled ? undefined : formError;
+  const invalid = error ? true : undefined;
+  // A radio group is one widget and says it is invalid; a checkbox group is a group of widgets,
+  // each of which says it.
+  const radio = type === 'radio';
   return (
     <FieldRow
       id={id}
@@ -178,10 +205,10 @@ export function RadioGroupField({
       required={required}
     >
       <div
-        role="radiogroup"
+        role={radio ? 'radiogroup' : 'group'}
         className="radio-group"
         aria-labelledby={`${id}-label`}
-        aria-invalid={error ? true : undefined}
+        aria-invalid={radio ? invalid : undefined}
         aria-describedby={describedBy(id, { error, warning, help })}
       >
         {options.map((o) => {
@@ -189,10 +216,11 @@ export function RadioGroupField({
           return (
             <span className="radio" key={o.value}>
               <input
-                type="radio"
+                type={type}
                 id={optionId}
                 value={o.value}
                 disabled={disabled || o.disabled}
+                aria-invalid={radio ? undefined : invalid}
                 aria-describedby={o.disabled && note ? noteId : undefined}
                 {...registration}
               />
