@@ -18,6 +18,21 @@ const { t, admin } = useTestApp({
   },
 });
 
+/** Keys an `Object.prototype` lookup would find: a body may name a field after any of them. */
+const PROTOTYPE_KEYS = [
+  'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__proto__',
+  '__defineGetter__',
+] as const;
+
+const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTOTYPE_KEYS));
+
 const leaf = fc.oneof(
   fc.integer({ min: -70000, max: 70000 }),
   fc.double({ noNaN: false }),
@@ -46,27 +61,61 @@ const leaf = fc.oneof(
 const value = fc.oneof(
   leaf,
   fc.array(leaf, { maxLength: 4 }),
-  fc.dictionary(fc.string({ maxLength: 8 }), leaf, { maxKeys: 4 }),
+  fc.dictionary(key, leaf, { maxKeys: 4 }),
 );
+
+/** Sets an own property, even one named `__proto__`, so that it reaches the JSON body. */
+function setOwn(node: Record<string, unknown>, name: string, to: unknown) {
+  Object.defineProperty(node, name, {
+    value: to,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * The routes' field paths, and beside each object among them (the body itself too) a key named
+ * after a prototype member: every depth gets one.
+ */
+function withPrototypeKeys(paths: string[]): string[] {
+  const parents = new Set(['']);
+  for (const path of paths) {
+    const keys = path.split('.');
+    for (let depth = 1; depth <= keys.length; depth++) parents.add(keys.slice(0, depth).join('.'));
+  }
+  const hostile = [...parents].flatMap((parent) =>
+    PROTOTYPE_KEYS.map((name) => (parent ? `${parent}.${name}` : name)),
+  );
+  return [...paths, ...hostile];
+}
 
 function mutate(body: Record<string, unknown>, paths: string[]) {
   return fc
-    .array(fc.record({ path: fc.constantFrom(...paths), value, drop: fc.boolean() }), {
-      minLength: 1,
-      maxLength: 4,
-    })
+    .array(
+      fc.record({
+        path: fc.oneof(fc.constantFrom(...paths), fc.constantFrom(...withPrototypeKeys(paths))),
+        value,
+        drop: fc.boolean(),
+      }),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    )
     .map((mutations) => {
       const copy = structuredClone(body);
       for (const m of mutations) {
         const keys = m.path.split('.');
         let node: Record<string, unknown> = copy;
-        for (const key of keys.slice(0, -1)) {
-          if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
-          node = node[key] as Record<string, unknown>;
+        for (const name of keys.slice(0, -1)) {
+          const own = Object.hasOwn(node, name) ? node[name] : undefined;
+          if (typeof own !== 'object' || own === null) setOwn(node, name, {});
+          node = node[name] as Record<string, unknown>;
         }
         const last = keys[keys.length - 1]!;
         if (m.drop) delete node[last];
-        else node[last] = m.value;
+        else setOwn(node, last, m.value);
       }
       return copy;
     });

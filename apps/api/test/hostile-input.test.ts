@@ -47,6 +47,22 @@ describe('hostile input', () => {
     expect(response.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it.each([
+    ['PUT', '/api/options', '{"toString":""}'],
+    ['POST', '/api/xsi-networks', '{"name":"x","cidr":"10.9.0.0/16","valueOf":1}'],
+    ['POST', '/api/xsi-networks', '{"name":"x","cidr":"10.9.0.0/16","constructor":{}}'],
+    ['POST', '/api/peer-node-groups', '{"name":"g","members":["10.2.0.0/16"],"hasOwnProperty":[]}'],
+    ['POST', '/api/app-servers', '{"name":"s","addresses":["127.1.9.9"],"__proto__":{"x":1}}'],
+  ] as const)('answers 4xx, naming what is wrong, to %s %s %s', async (method, url, payload) => {
+    const before = snapshot(t.app);
+    const etag = method === 'PUT' ? ((await admin.get(url)).headers.etag as string) : undefined;
+    const response = await send(method, url, payload, etag ? { 'if-match': etag } : {});
+    expect(response.statusCode).toBeGreaterThanOrEqual(400);
+    expect(response.statusCode).toBeLessThan(500);
+    expect(response.json().error.message).toMatch(/\w/);
+    expect(snapshot(t.app)).toEqual(before);
+  });
+
   it.each(['{', '{"name": "x",}', 'null', '[]', '"text"', '1e999', ''])(
     'answers 400 to the body %j',
     async (payload) => {

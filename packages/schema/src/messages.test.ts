@@ -12,6 +12,19 @@ describe('fieldLabel', () => {
     expect(fieldLabel('leastLoad.mpsFactor')).toBe('MPS Factor');
     expect(fieldLabel('colour')).toBeNull();
   });
+
+  it.each([
+    'toString',
+    'valueOf',
+    'constructor',
+    'hasOwnProperty',
+    '__proto__',
+    'servers.0.constructor',
+    'members.toString',
+  ])('knows no field named after a prototype member: %s', (path) => {
+    expect(fieldLabel(path)).toBeNull();
+    expect(issueText({ path, message: 'Unrecognized key' })).toBe('Unrecognized key');
+  });
 });
 
 describe('issueText', () => {

@@ -103,8 +103,13 @@ interface FieldName {
   context?: string;
 }
 
+/** A record's own entry for a key a user may have typed, never a member of `Object.prototype`. */
+function ownEntry<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 function fieldName(path: string): FieldName | null {
-  const names = FIELD_NAMES[path];
+  const names = ownEntry(FIELD_NAMES, path);
   if (path === 'primary.address') return { label: names![0]!, aliases: names!, context: names![0] };
   if (names) return { label: names[0]!, aliases: names };
   const ipfe = /^ipfe\.(A1|A2|B1|B2)(?:\.(address|agentPort))?$/.exec(path);
@@ -120,7 +125,7 @@ function fieldName(path: string): FieldName | null {
   if (row) {
     const where = `IP List row ${Number(row[1]) + 1}`;
     if (!row[2]) return { label: where, aliases: [] };
-    const column = ROW_FIELDS[row[2]];
+    const column = ownEntry(ROW_FIELDS, row[2]);
     if (!column) return null;
     return { label: `${column}, row ${Number(row[1]) + 1}`, aliases: [column], context: where };
   }
