@@ -1,5 +1,5 @@
 import { useMemo, useState, type ReactNode } from 'react';
-import { useLocation, useNavigate, useParams } from 'react-router';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { Alert } from '@/components/ui/alert';
 import { CarriedOutcomeProvider, type SaveOutcome } from '@/components/ui/form/carried-outcome';
 import { ListToolbar } from '@/components/ui/list-toolbar';
@@ -58,6 +58,8 @@ export interface Collection<
   keyFromPath?(param: string): Key;
   /** The Insert buttons of the list (default: one, Insert). */
   insert?: { to: string; label: string }[];
+  /** Why no item can be inserted given the list ("All 32 Target Set numbers are in use"), or null. */
+  insertRefusal?(items: View[]): string | null;
   /** Beside the list's buttons, for viewers too (Export). */
   toolbarExtra?: ReactNode;
   useList(): Query<View[]>;
@@ -120,6 +122,7 @@ export function collectionRoutes<
                   : null
               }
               insert={insert}
+              insertRefusal={items.data ? (c.insertRefusal?.(items.data) ?? null) : null}
               editPath={editPath}
               onDelete={async (key) => {
                 await remove.mutateAsync(keyFromPath(key));
@@ -150,16 +153,29 @@ export function collectionRoutes<
     const navigate = useNavigate();
     const create = c.useCreate();
     const onDone = useDone();
+    const items = c.useList();
+    // The Insert address opened directly (a bookmark, another tab): the same refusal as the list's.
+    const refusal = items.data ? (c.insertRefusal?.(items.data) ?? null) : null;
     return (
       <Page trail={c.trail} title={`${c.title} [Insert]`}>
-        {c.renderForm({
-          entity: null,
-          save: (body) => create.mutateAsync(body),
-          onDone,
-          onInserted: (key, outcome) =>
-            void navigate(editPath(key), { replace: true, state: savedState(outcome) }),
-          onReload: () => undefined,
-        })}
+        {refusal ? (
+          <Alert tone="warning" title={`${refusal}.`}>
+            <p>
+              Delete one first, or edit an existing one. <Link to={c.path}>Back to {c.title}</Link>
+            </p>
+          </Alert>
+        ) : c.insertRefusal && !items.data ? (
+          <Loading what={plural} />
+        ) : (
+          c.renderForm({
+            entity: null,
+            save: (body) => create.mutateAsync(body),
+            onDone,
+            onInserted: (key, outcome) =>
+              void navigate(editPath(key), { replace: true, state: savedState(outcome) }),
+            onReload: () => undefined,
+          })
+        )}
       </Page>
     );
   }

@@ -19,7 +19,11 @@ import {
   type TargetSetView,
 } from '@/features/target-sets/api/get-target-sets';
 import { useUpdateTargetSet } from '@/features/target-sets/api/update-target-set';
-import type { Family, TargetSetContext } from '@/features/target-sets/components/form-model';
+import {
+  insertRefusal,
+  type Family,
+  type TargetSetContext,
+} from '@/features/target-sets/components/form-model';
 import { TargetSetsView } from '@/features/target-sets/components/target-sets-view';
 import {
   getXsiNetworksQueryOptions,
@@ -206,6 +210,7 @@ const routes = collectionRoutes({
     { to: '/target-sets/insert?family=ipv4', label: 'Insert IPv4' },
     { to: '/target-sets/insert?family=ipv6', label: 'Insert IPv6' },
   ],
+  insertRefusal: (items: TargetSetView[]) => insertRefusal(items),
   toolbarExtra: <ExportLink />,
   useList: () => {
     // What the empty View's checklist reads, loaded with the list.

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiError } from '@/lib/api-client';
 import { Alert } from './alert';
@@ -13,6 +13,7 @@ export function ListToolbar({
   noun,
   selected,
   insert,
+  insertRefusal = null,
   editPath,
   onDelete,
   extra,
@@ -21,6 +22,8 @@ export function ListToolbar({
   /** The selected row's label ("XSI network xsi1"), or null. */
   selected: { key: string; label: string } | null;
   insert: { to: string; label: string }[];
+  /** Why nothing can be inserted now ("All 32 Target Set numbers are in use"): Insert is disabled. */
+  insertRefusal?: string | null;
   editPath: (key: string) => string;
   onDelete: (key: string) => Promise<unknown>;
   extra?: ReactNode;
@@ -30,6 +33,7 @@ export function ListToolbar({
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const refusalId = useId();
 
   const remove = async () => {
     if (!selected) return;
@@ -54,11 +58,17 @@ export function ListToolbar({
   return (
     <>
       <div className="toolbar" role="toolbar" aria-label={`${noun} actions`}>
-        {insert.map((i) => (
-          <ButtonLink key={i.to} to={i.to} variant="primary">
-            {i.label}
-          </ButtonLink>
-        ))}
+        {insert.map((i) =>
+          insertRefusal ? (
+            <Button key={i.to} variant="primary" disabled aria-describedby={refusalId}>
+              {i.label}
+            </Button>
+          ) : (
+            <ButtonLink key={i.to} to={i.to} variant="primary">
+              {i.label}
+            </ButtonLink>
+          ),
+        )}
         <Button
           disabled={!selected}
           onClick={() => selected && void navigate(editPath(selected.key))}
@@ -78,6 +88,11 @@ export function ListToolbar({
         </Button>
         {extra}
       </div>
+      {insertRefusal && (
+        <p id={refusalId} className="field-note toolbar-note">
+          {insertRefusal}.
+        </p>
+      )}
       {done && <Alert tone="success" title={done} />}
       <ConfirmDialog
         open={confirming && selected !== null}

@@ -6,6 +6,7 @@ import {
   complementOf,
   editValues,
   insertDefaults,
+  insertRefusal,
   placeTargetSetIssue,
   secondaryChoices,
   secondaryGap,
@@ -18,6 +19,17 @@ describe('the Target Set form model', () => {
     expect(unusedNumbers([{ number: 1 }, { number: 3 }]).slice(0, 3)).toEqual([2, 4, 5]);
     expect(unusedNumbers([{ number: 1 }, { number: 3 }], 3).slice(0, 3)).toEqual([2, 3, 4]);
     expect(unusedNumbers(Array.from({ length: 32 }, (_, i) => ({ number: i + 1 })))).toEqual([]);
+  });
+
+  it.each([
+    [[], null],
+    [Array.from({ length: 31 }, (_, i) => ({ number: i + 1 })), null],
+    [
+      Array.from({ length: 32 }, (_, i) => ({ number: i + 1 })),
+      'All 32 Target Set numbers are in use',
+    ],
+  ])('refuses an Insert only when every number is in use (%#)', (targetSets, refusal) => {
+    expect(insertRefusal(targetSets)).toBe(refusal);
   });
 
   it('complements the Active IPFE with its mate, else with another configured slot', () => {

@@ -83,6 +83,12 @@ export function unusedNumbers(targetSets: { number: number }[], keep?: number): 
   return out;
 }
 
+/** Why no Target Set can be inserted: every number is in use; null while one is free. */
+export const insertRefusal = (targetSets: { number: number }[]): string | null =>
+  unusedNumbers(targetSets).length === 0
+    ? `All ${TARGET_SET_NUMBER.max} Target Set numbers are in use`
+    : null;
+
 /** The slot that complements `active` for a secondary address: its mate, else another slot. */
 export function complementOf(options: Options, active: IpfeSlot | ''): IpfeSlot | '' {
   if (active) {

@@ -238,7 +238,8 @@ export function TargetSetForm({
   const chosenNumber = values.number;
   const numberOffered = editing || numbers.includes(chosenNumber);
   useEffect(() => {
-    if (numberOffered) return;
+    // NaN: no number was left to offer, and the note already says whose was taken.
+    if (numberOffered || Number.isNaN(chosenNumber)) return;
     setNumberTaken(chosenNumber);
     setValue('number', numbers[0] ?? Number.NaN, { shouldDirty: true });
     void trigger('number');
