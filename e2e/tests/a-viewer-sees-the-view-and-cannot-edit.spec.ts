@@ -23,8 +23,11 @@ test('a viewer sees the View and cannot edit', async ({ page, api }) => {
 
   // Reading includes the export of the config document.
   const download = page.waitForEvent('download');
-  await page.getByRole('link', { name: 'Export' }).click();
+  await page.getByRole('link', { name: 'Export (JSON document)' }).click();
   expect((await download).suggestedFilename()).toMatch(/^ipfe-config-r\d+\.json$/);
+  const csv = page.waitForEvent('download');
+  await page.getByRole('link', { name: 'Export (source CSV)' }).click();
+  expect((await csv).suggestedFilename()).toMatch(/\.csv$/);
 
   // The other pages are read-only too.
   await page.getByRole('link', { name: 'Application Servers' }).click();

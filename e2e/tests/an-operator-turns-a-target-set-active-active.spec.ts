@@ -119,7 +119,7 @@ test('an operator turns a Target Set active-active once an admin has configured 
 
   // The exported config document carries it as saved.
   const download = page.waitForEvent('download');
-  await page.getByRole('link', { name: 'Export' }).click();
+  await page.getByRole('link', { name: 'Export (JSON document)' }).click();
   const document = JSON.parse(await readFile((await (await download).path())!, 'utf8')) as {
     config: {
       targetSets: {

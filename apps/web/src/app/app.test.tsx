@@ -125,8 +125,15 @@ describe('roles', () => {
     expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
     expect(screen.queryByRole('radio', { name: /Select Target Set/ })).toBeNull();
-    // Reading is allowed: the export is a download of the config document.
-    expect(screen.getByRole('link', { name: 'Export' })).toHaveAttribute('href', '/api/export');
+    // Reading is allowed: the export is a download, of the config document or the source CSV.
+    expect(screen.getByRole('link', { name: 'Export (JSON document)' })).toHaveAttribute(
+      'href',
+      '/api/export',
+    );
+    expect(screen.getByRole('link', { name: 'Export (source CSV)' })).toHaveAttribute(
+      'href',
+      '/api/export/source-csv',
+    );
   });
 
   it('shows a viewer who types an edit URL a not-permitted page', async () => {

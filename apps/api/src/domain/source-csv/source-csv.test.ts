@@ -2,6 +2,14 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  AGENT_PORT_DEFAULT,
+  BFD_INTERVAL_MS,
+  BFD_MULTIPLIER,
+  MATE_HEARTBEAT_PORT_DEFAULT,
+  MATE_INTERVAL_MS,
+  MONITORING_PORT_DEFAULT,
+  PORT,
+  WEIGHT,
   configurationSchema,
   emptyConfiguration,
   normalizeTargetSet,
@@ -219,6 +227,27 @@ describe('the source CSV mapping', () => {
       const columns = [...table.columns, ...(table.numbered?.columns(1) ?? [])];
       for (const column of columns)
         expect(doc, `${table.name}.${column.name}`).toContain(`\`${column.name}\``);
+    }
+  });
+
+  it('gives the ranges and defaults the schema has', () => {
+    const doc = readFileSync(new URL('../../../../../docs/migration.md', import.meta.url), 'utf8');
+    const port = (byDefault: number) => ({ ...PORT, default: byDefault });
+    const limits: Record<string, { min: number; max: number; default: number }> = {
+      'ipfe.A1.agentPort': port(AGENT_PORT_DEFAULT),
+      mateHeartbeatPort: port(MATE_HEARTBEAT_PORT_DEFAULT),
+      mateIntervalMs: MATE_INTERVAL_MS,
+      monitoringPort: port(MONITORING_PORT_DEFAULT),
+      'bgp.bfdIntervalMs': BFD_INTERVAL_MS,
+      'bgp.bfdMultiplier': BFD_MULTIPLIER,
+      'servers[N−1].weight': WEIGHT,
+    };
+    const rows = [...doc.matchAll(/\|\s*`([^`|]+)`[^|]*\|\s*(\d+)–(\d+), default (\d+)/g)];
+    expect(rows.map((row) => row[1]).sort()).toEqual(Object.keys(limits).sort());
+    for (const [, field, min, max, byDefault] of rows) {
+      expect({ min: Number(min), max: Number(max), default: Number(byDefault) }, field).toEqual(
+        limits[field!],
+      );
     }
   });
 });

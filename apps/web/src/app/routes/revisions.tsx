@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { ExportLinks } from '@/components/ui/export-links';
 import { Loading, Page } from '@/components/ui/page';
 import { useRevision } from '@/features/revisions/api/get-revision';
 import { useRevisionDiff } from '@/features/revisions/api/get-revision-diff';
@@ -37,15 +38,7 @@ export function RevisionsRoute() {
   };
 
   return (
-    <Page
-      trail={[]}
-      title="Revisions"
-      toolbar={
-        <a className="btn btn-secondary" href="/api/export/source-csv" download>
-          Export (source CSV)
-        </a>
-      }
-    >
+    <Page trail={[]} title="Revisions" toolbar={<ExportLinks />}>
       {done && <Alert tone="success" title={done} />}
       {revisions.isError && <Alert tone="error" title={revisions.error.message} />}
       {revisions.data ? (

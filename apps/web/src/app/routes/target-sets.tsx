@@ -3,6 +3,7 @@ import { lazy, Suspense, useCallback, useMemo } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { IPFE_SLOTS, type TargetSet } from '@ipfe/schema';
 import { Alert } from '@/components/ui/alert';
+import { ExportLinks } from '@/components/ui/export-links';
 import { Loading } from '@/components/ui/page';
 import type { Versioned } from '@/lib/api-client';
 import {
@@ -37,14 +38,6 @@ const TargetSetForm = lazy(() =>
     default: m.TargetSetForm,
   })),
 );
-
-function ExportLink() {
-  return (
-    <a className="btn btn-secondary" href="/api/export" download>
-      Export
-    </a>
-  );
-}
 
 function Prerequisites({
   ipfe,
@@ -211,7 +204,7 @@ const routes = collectionRoutes({
     { to: '/target-sets/insert?family=ipv6', label: 'Insert IPv6' },
   ],
   insertRefusal: (items: TargetSetView[]) => insertRefusal(items),
-  toolbarExtra: <ExportLink />,
+  toolbarExtra: <ExportLinks />,
   useList: () => {
     // What the empty View's checklist reads, loaded with the list.
     useOptions();

@@ -7,6 +7,7 @@ import {
   type AppServer,
 } from '@ipfe/schema';
 import { useEffect, useId, useRef } from 'react';
+import { Link } from 'react-router';
 import {
   useFieldArray,
   useFormContext,
@@ -117,8 +118,10 @@ export function IpList({
     <div className="ip-list">
       {all.length === 0 && (
         <p className="field-note">
-          No application server has an {familyLabel} address yet: insert servers under Network ›
-          Application Servers first.
+          No application server has an {familyLabel} address yet. First an {familyLabel} XSI network
+          under <Link to="/xsi-networks">Network › XSI Networks</Link>, then servers with{' '}
+          {familyLabel} addresses on it under{' '}
+          <Link to="/app-servers">Network › Application Servers</Link>.
         </p>
       )}
       <table className="grid-table ip-list-table" aria-describedby={`${id}-help`}>

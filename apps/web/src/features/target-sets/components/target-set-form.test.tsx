@@ -172,6 +172,19 @@ describe('TargetSetForm (Insert)', () => {
     expect(save).toHaveBeenCalledTimes(1);
   });
 
+  it('says, on an IPv6 Insert with no IPv6 server, that an IPv6 XSI network comes first', () => {
+    const ipv4Only = appServers.map((s) => ({ ...s, addresses: [s.addresses[0]!] }));
+    renderForm({ family: 'ipv6', ctx: context({ appServers: ipv4Only, targetSets: [] }) });
+    const note = screen.getByText(/No application server has an IPv6 address yet/);
+    expect(note).toHaveTextContent(
+      'First an IPv6 XSI network under Network › XSI Networks, then servers with IPv6 addresses on it under Network › Application Servers.',
+    );
+    expect(within(note).getByRole('link', { name: 'Network › XSI Networks' })).toHaveAttribute(
+      'href',
+      '/xsi-networks',
+    );
+  });
+
   it('lists only unused application server addresses of the family, and adds and removes rows', async () => {
     const { user } = renderForm();
     const first = screen.getByLabelText('IP Address, row 1');
