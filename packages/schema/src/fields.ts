@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { canonicalCidr, canonicalIp, cidrNetwork, isCidr, isIpAddress } from './net.ts';
+import {
+  addressSpellingProblem,
+  canonicalCidr,
+  canonicalIp,
+  cidrNetwork,
+  isCidr,
+  isIpAddress,
+} from './net.ts';
 import { PORT } from './limits.ts';
 
 /** The type error of a field: "X is required" when absent, else the field's own message. */
@@ -35,13 +42,27 @@ export function choice<const T extends readonly [string, ...string[]]>(label: st
 
 const ADDRESS_TEXT_MAX = 64;
 
-/** An IPv4 or IPv6 address, stored in one canonical spelling. */
+/**
+ * An IPv4 or IPv6 address, stored in one canonical spelling. A message quotes what was typed, never
+ * the canonical spelling of it.
+ */
 export function ipAddress(label: string) {
+  const message = `${label} must be an IPv4 or IPv6 address`;
   return z
-    .string({ error: typeError(label, `${label} must be an IPv4 or IPv6 address`) })
+    .string({ error: typeError(label, message) })
     .trim()
-    .max(ADDRESS_TEXT_MAX, { error: `${label} must be an IPv4 or IPv6 address` })
-    .refine(isIpAddress, { error: `${label} must be an IPv4 or IPv6 address` })
+    .max(ADDRESS_TEXT_MAX, { error: message })
+    .check((ctx) => {
+      const problem = addressSpellingProblem(ctx.value);
+      if (problem || !isIpAddress(ctx.value)) {
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          message: problem ? `${label} ${problem}` : message,
+          abort: true,
+        });
+      }
+    })
     .overwrite(canonicalIp);
 }
 

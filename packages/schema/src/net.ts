@@ -13,6 +13,24 @@ export function isIpAddress(text: string): boolean {
   return parseStrict(text) !== null;
 }
 
+/**
+ * What is wrong with a spelling that is not a plain address, in words an operator can act on, or
+ * null when the text is a plain address (or when no more can be said than that it is none).
+ * IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) name an IPv4 host in IPv6 sockets only: never a
+ * Target Set Address or a server's, so they are refused with the IPv4 form to enter instead.
+ */
+export function addressSpellingProblem(text: string): string | null {
+  if (/^\[.*\]$/.test(text)) return `must be written without brackets: ${text.slice(1, -1)}`;
+  if (text.includes('%'))
+    return `has a zone index (${text.slice(text.indexOf('%'))}): zone indexes are not allowed`;
+  const ip = parseStrict(text);
+  if (ip?.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
+    const ipv4 = (ip as ipaddr.IPv6).toIPv4Address().toString();
+    return `must be the IPv4 form ${ipv4}: ${text} is an IPv4-mapped IPv6 address`;
+  }
+  return null;
+}
+
 /** One spelling per address, so that equality is string equality (RFC 5952 for IPv6). */
 export function canonicalIp(text: string): string {
   const ip = parseStrict(text);

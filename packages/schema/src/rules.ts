@@ -227,7 +227,8 @@ function checkTargetSet(config: Configuration, i: number, ts: TargetSet, add: Ad
 
   if (ts.serving === 'activeActive') checkActiveActive(config, ts, at, add);
 
-  if (ts.deleteAgeSeconds < DELETE_AGE_S.default)
+  // Below the range is an error of the field already, not also inadvisable.
+  if (ts.deleteAgeSeconds >= DELETE_AGE_S.min && ts.deleteAgeSeconds < DELETE_AGE_S.default)
     warn(at('deleteAgeSeconds'), MESSAGES.deleteAgeInadvisable);
   if (ts.algorithm === 'leastLoad' && config.options.monitorProtocol !== 'heartbeat') {
     add(

@@ -237,15 +237,38 @@ describe('Target Set IP List', () => {
   });
 
   it(`description: up to ${DESCRIPTION_LENGTH.max} letters, digits, spaces, '-', '_' and '.'`, () => {
-    const message = "Description must be at most 64 letters, digits, spaces, '-', '_' or '.'";
     const describe = (description: unknown) =>
       errorsOf(withValue(minimalTargetSet(), 'servers.0.description', description));
+    const at = (message: string) => [{ path: 'servers.0.description', message }];
+    const only = "only letters, digits, spaces, '-', '_' and '.' are allowed";
     expect(describe('')).toEqual([]);
     expect(describe('DA-MP 1_site.a')).toEqual([]);
     expect(describe('x'.repeat(DESCRIPTION_LENGTH.max))).toEqual([]);
-    for (const bad of ['x'.repeat(DESCRIPTION_LENGTH.max + 1), 'mp1/site', 'mp1, east', 'ü', 7]) {
-      expect(describe(bad)).toEqual([{ path: 'servers.0.description', message }]);
-    }
+    expect(describe('x'.repeat(DESCRIPTION_LENGTH.max + 1))).toEqual(
+      at('Description must be at most 64 characters'),
+    );
+    // The characters refused are named, each once.
+    expect(describe('a,b;c')).toEqual(at(`Description must not contain ',' or ';': ${only}`));
+    expect(describe('mp1/site')).toEqual(at(`Description must not contain '/': ${only}`));
+    expect(describe('a,,b')).toEqual(at(`Description must not contain ',': ${only}`));
+    expect(describe('ü')).toEqual(at(`Description must not contain 'ü': ${only}`));
+    expect(describe(7)).toEqual(
+      at("Description must be at most 64 letters, digits, spaces, '-', '_' or '.'"),
+    );
+  });
+
+  it.each([
+    ['[::1]', 'IP Address must be written without brackets: ::1'],
+    ['fe80::1%eth0', 'IP Address has a zone index (%eth0): zone indexes are not allowed'],
+    [
+      '::ffff:127.0.0.110',
+      'IP Address must be the IPv4 form 127.0.0.110: ::ffff:127.0.0.110 is an IPv4-mapped IPv6 address',
+    ],
+    ['mp1', 'IP Address must be an IPv4 or IPv6 address'],
+  ])('an address spelt %s is refused saying what to write', (typed, message) => {
+    expect(errorsOf(withValue(minimalTargetSet(), 'servers.0.address', typed))).toEqual([
+      { path: 'servers.0.address', message },
+    ]);
   });
 
   it('addresses are checked and stored canonically', () => {

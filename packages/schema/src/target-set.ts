@@ -63,6 +63,8 @@ const FACTOR_PATHS: readonly PropertyKey[][] = [
   ...FACTOR_PAIR_RULE.reads.map((field) => field.split('.')),
 ];
 
+/** What a description may hold (the source product's own limit). */
+const DESCRIPTION_CHARACTERS = /[A-Za-z0-9 ._-]/g;
 const descriptionMessage = `Description must be at most ${DESCRIPTION_LENGTH.max} letters, digits, spaces, '-', '_' or '.'`;
 
 export const targetSetServerSchema = z.strictObject({
@@ -70,8 +72,21 @@ export const targetSetServerSchema = z.strictObject({
   secondaryAddress: ipAddress('Secondary IP Address').nullable().default(null),
   description: z
     .string({ error: descriptionMessage })
-    .max(DESCRIPTION_LENGTH.max, { error: descriptionMessage })
-    .regex(/^[A-Za-z0-9 ._-]*$/, { error: descriptionMessage })
+    .max(DESCRIPTION_LENGTH.max, {
+      error: `Description must be at most ${DESCRIPTION_LENGTH.max} characters`,
+    })
+    .check((ctx) => {
+      const refused = [...new Set(ctx.value.replace(DESCRIPTION_CHARACTERS, ''))];
+      if (refused.length === 0) return;
+      const named = new Intl.ListFormat('en', { type: 'disjunction' }).format(
+        refused.map((c) => (c === "'" ? '"\'"' : `'${c}'`)),
+      );
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `Description must not contain ${named}: only letters, digits, spaces, '-', '_' and '.' are allowed`,
+      });
+    })
     .default(''),
   weight: intInRange('Weighting', WEIGHT).default(WEIGHT.default),
 });

@@ -9,8 +9,15 @@ export interface FieldMessages {
   help?: ReactNode;
 }
 
+/** A field in error shows only the error: a warning about a value that cannot be saved is noise. */
+const shownWarning = ({ error, warning }: FieldMessages) => (error ? undefined : warning);
+
 export const describedBy = (id: string, { error, warning, help }: FieldMessages) =>
-  [error && `${id}-error`, warning && `${id}-warning`, help && `${id}-help`]
+  [
+    error && `${id}-error`,
+    shownWarning({ error, warning }) && `${id}-warning`,
+    help && `${id}-help`,
+  ]
     .filter(Boolean)
     .join(' ') || undefined;
 
@@ -75,7 +82,7 @@ export function FieldMessage({
           {error}
         </p>
       )}
-      {warning && (
+      {shownWarning({ error, warning }) && (
         <p className="field-warning" id={`${id}-warning`}>
           <span aria-hidden="true">⚠ </span>
           {warning}

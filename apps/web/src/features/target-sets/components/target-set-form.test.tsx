@@ -172,6 +172,16 @@ describe('TargetSetForm (Insert)', () => {
     expect(save).toHaveBeenCalledTimes(1);
   });
 
+  it('shows only the range error for a Delete Age below the range, not also the warning', async () => {
+    const { user } = renderForm();
+    const deleteAge = screen.getByLabelText(/Delete Age/);
+    await user.clear(deleteAge);
+    await user.type(deleteAge, '5');
+    await user.tab();
+    expect(deleteAge).toHaveAccessibleDescription(/Delete Age.* must be a whole number from 10/);
+    expect(screen.queryByText(MESSAGES.deleteAgeInadvisable)).toBeNull();
+  });
+
   it('says, on an IPv6 Insert with no IPv6 server, that an IPv6 XSI network comes first', () => {
     const ipv4Only = appServers.map((s) => ({ ...s, addresses: [s.addresses[0]!] }));
     renderForm({ family: 'ipv6', ctx: context({ appServers: ipv4Only, targetSets: [] }) });
