@@ -115,6 +115,29 @@ describe('SnmpTrapsForm', () => {
     ]);
   });
 
+  it('keeps a new destination quiet until the operator has been in it', async () => {
+    const { user } = renderWithRouter(
+      <SnmpTrapsForm
+        view={{ ...view, destinations: [] }}
+        etag='"snmp-1"'
+        readOnly={false}
+        onReload={vi.fn()}
+      />,
+    );
+    await user.click(screen.getByRole('button', { name: 'Add trap destination' }));
+    const added = screen.getByRole('group', { name: 'Trap destination 1' });
+    const address = within(added).getByLabelText(/^Address/);
+    // Let react-hook-form's check after Add run.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(added.querySelectorAll('[aria-invalid="true"]')).toHaveLength(0);
+    expect(address).not.toHaveAttribute('aria-invalid', 'true');
+    expect(added.querySelector('.field-error')).toBeNull();
+    // Left empty, it speaks.
+    await user.click(address);
+    await user.tab();
+    expect(address).toHaveAttribute('aria-invalid', 'true');
+  });
+
   it('shows the server’s refusal beside the field it names', async () => {
     stubApi(() =>
       json(400, {

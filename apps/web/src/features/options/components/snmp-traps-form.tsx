@@ -268,7 +268,11 @@ export function SnmpTrapsForm({
   readOnly: boolean;
   onReload: () => void;
 }) {
-  const form = useSchemaForm({ schema, defaultValues: toFormValues(view) });
+  const form = useSchemaForm({
+    schema,
+    defaultValues: toFormValues(view),
+    arrayFields: ['destinations'],
+  });
   const { fields, append, remove } = useFieldArray({ control: form.control, name: 'destinations' });
   const update = useUpdateSnmpTraps();
   const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
