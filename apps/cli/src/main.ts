@@ -86,7 +86,7 @@ function connectionOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv) {
   }
   if (!token) {
     throw new CliError(
-      'no API token: set IPFE_TOKEN (or pass --token); create one on the Users page of the OAM',
+      'no API token: set IPFE_TOKEN (or pass --token); create one on the API tokens page of the OAM (menu: API tokens)',
     );
   }
   return { url: parsed.href, token };

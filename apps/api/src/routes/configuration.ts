@@ -83,7 +83,7 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const base = running();
-      const candidate = candidateOf(request.body.config);
+      const candidate = candidateOf(request.body.config, app.configRepository.current());
       return {
         basedOn: base.revision,
         changes: candidate.config
@@ -110,7 +110,7 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const planned = plannedRevision(request.headers['if-match']);
-      const candidate = candidateOf(request.body.config);
+      const candidate = candidateOf(request.body.config, app.configRepository.current());
       if (!candidate.config) {
         throw validationError(candidate.problems, summaryOf(candidate.problems));
       }

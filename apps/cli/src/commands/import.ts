@@ -62,6 +62,7 @@ export const importCommand: Command = {
     if (answer.status !== 200 && answer.status !== 201) {
       throw new CliError(
         `${file}: refused, nothing committed: ${(answer.body as ErrorBody).error.message}`,
+        answer.status === 409 ? EXIT.stale : EXIT.error,
       );
     }
     const revision = answer.body as RevisionInfo;
