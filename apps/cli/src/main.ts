@@ -63,7 +63,7 @@ function overview(): string {
     'options of every command:',
     ...Object.entries(GLOBAL).map(optionLine),
     '',
-    'ipfe <command> --help tells more. Exit codes: 0 done, 1 error, 2 plan has changes, 64 bad usage.',
+    'ipfe <command> --help tells more. Exit codes: 0 done, 1 error, 2 plan has changes, 3 stale (plan again; nothing committed), 64 bad usage.',
   ].join('\n');
 }
 

@@ -319,7 +319,9 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^usage: ipfe ${command}`));
     }
-    expect((await ipfe(['--help'])).stdout).toMatch(/^usage: ipfe <command>/);
+    const usage = (await ipfe(['--help'])).stdout;
+    expect(usage).toMatch(/^usage: ipfe <command>/);
+    expect(usage).toContain('3 stale (plan again; nothing committed)');
     const unknown = await ipfe(['plan', 'site.yaml', '--force']);
     expect(unknown.code).toBe(64);
     expect(unknown.stderr).toMatch(/^ipfe plan: Unknown option '--force'/);
