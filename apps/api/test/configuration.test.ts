@@ -121,4 +121,33 @@ describe('whole-configuration plan and apply', () => {
     expect(running).toHaveLength(64);
     expect(new Set(running.map((s) => s.initiatorPortRange.start)).size).toBe(64);
   });
+
+  it.each([
+    ['not a list', 'mp9'],
+    ['items that are not servers', [null, 5, 'mp9', []]],
+    ['a name that is not a string', [{ name: { toString: 'x' }, addresses: ['127.1.2.1'] }]],
+    [
+      'a range that is not one',
+      [{ name: 'mp9', addresses: ['127.1.2.1'], initiatorPortRange: 'toString' }],
+    ],
+    [
+      'a range of prototype keys',
+      [{ name: 'constructor', addresses: ['127.1.2.1'], initiatorPortRange: { valueOf: 1 } }],
+    ],
+    ['a null range', [{ name: 'mp9', addresses: ['127.1.2.1'], initiatorPortRange: null }]],
+  ])(
+    'answers 400 naming the field to appServers with %s, and commits nothing',
+    async (_what, appServers) => {
+      const document = await exported();
+      const before = snapshot(t.app);
+      const body = { ...document, config: { ...document.config, appServers } };
+      const plan = await admin.post('/api/config/plan', body);
+      expect(plan.statusCode).toBe(200);
+      expect(plan.json().problems[0].path).toMatch(/^config\.appServers/);
+      const refused = await put(body, `"${document.revision}"`);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.fields[0].path).toMatch(/^config\.appServers/);
+      expect(snapshot(t.app)).toEqual(before);
+    },
+  );
 });
