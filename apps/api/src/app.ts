@@ -20,6 +20,7 @@ import usersRoutes from './routes/users.ts';
 import web from './plugins/web.ts';
 import agentSyncRepository from './repositories/agent-sync-repository.ts';
 import agentSync from './plugins/agent-sync.ts';
+import { AGENT_START_GRACE_MS } from './services/unreachable-alarm.ts';
 import ipfeRoutes from './routes/ipfe.ts';
 import auditRepository from './repositories/audit-repository.ts';
 import audit from './plugins/audit.ts';
@@ -82,6 +83,7 @@ export async function buildApp(options: AppOptions) {
     requestTimeoutMs: options.agentSync?.requestTimeoutMs ?? 3000,
     backoffMinMs: options.agentSync?.backoffMinMs ?? 250,
     backoffMaxMs: options.agentSync?.backoffMaxMs ?? 5000,
+    startGraceMs: options.agentSync?.startGraceMs ?? AGENT_START_GRACE_MS,
     agentCa: options.agentSync?.agentCa,
   });
   await app.register(snmpTraps);

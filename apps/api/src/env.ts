@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { AGENT_START_GRACE_MS } from './services/unreachable-alarm.ts';
 
 const blankAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
@@ -41,6 +42,16 @@ export const envSchema = z.object({
       .min(200, { error: 'must be a whole number of milliseconds from 200 to 60000' })
       .max(60000, { error: 'must be a whole number of milliseconds from 200 to 60000' })
       .default(1000),
+  ),
+  // An agent not reached yet since the OAM started is alarmed unreachable only after this long.
+  IPFE_AGENT_START_GRACE_MS: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds from 0 to 600000' })
+      .int({ error: 'must be a whole number of milliseconds from 0 to 600000' })
+      .min(0, { error: 'must be a whole number of milliseconds from 0 to 600000' })
+      .max(600000, { error: 'must be a whole number of milliseconds from 0 to 600000' })
+      .default(AGENT_START_GRACE_MS),
   ),
   IPFE_TLS_CERT: z.preprocess(blankAsUnset, z.string().optional()),
   IPFE_TLS_KEY: z.preprocess(blankAsUnset, z.string().optional()),

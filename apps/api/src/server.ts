@@ -38,6 +38,7 @@ async function main() {
     agentToken: data.agentToken,
     agentSync: {
       pollIntervalMs: env.IPFE_STATUS_INTERVAL_MS,
+      startGraceMs: env.IPFE_AGENT_START_GRACE_MS,
       agentCa: env.IPFE_AGENT_CA ? readPem(env.IPFE_AGENT_CA) : undefined,
     },
     logger: {

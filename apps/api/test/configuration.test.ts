@@ -91,4 +91,63 @@ describe('whole-configuration plan and apply', () => {
     ]);
     expect(snapshot(t.app)).toEqual(before);
   });
+
+  it('allocates the Initiator Port Range of servers without one, up to 64; the 65th is named, nothing committed', async () => {
+    const document = await exported();
+    const ranges = document.config.appServers.length;
+    const extra = Array.from({ length: 65 - ranges }, (_, i) => ({
+      name: `bulk${i}`,
+      addresses: [`127.1.2.${i + 1}`],
+    }));
+    document.config.appServers.push(...extra);
+    const before = snapshot(t.app);
+    const refused = await put(document, `"${document.revision}"`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.fields).toEqual([
+      {
+        path: 'config.appServers.64.initiatorPortRange',
+        message: `No Initiator Port Range is left for bulk${64 - ranges}: at most 64 application servers`,
+      },
+    ]);
+    expect(snapshot(t.app)).toEqual(before);
+
+    document.config.appServers.pop();
+    const plan = (await admin.post('/api/config/plan', document)).json();
+    expect(plan.problems).toEqual([]);
+    expect((await put(document, `"${document.revision}"`)).statusCode).toBe(201);
+    const running = (await exported()).config.appServers as {
+      initiatorPortRange: { start: number };
+    }[];
+    expect(running).toHaveLength(64);
+    expect(new Set(running.map((s) => s.initiatorPortRange.start)).size).toBe(64);
+  });
+
+  it.each([
+    ['not a list', 'mp9'],
+    ['items that are not servers', [null, 5, 'mp9', []]],
+    ['a name that is not a string', [{ name: { toString: 'x' }, addresses: ['127.1.2.1'] }]],
+    [
+      'a range that is not one',
+      [{ name: 'mp9', addresses: ['127.1.2.1'], initiatorPortRange: 'toString' }],
+    ],
+    [
+      'a range of prototype keys',
+      [{ name: 'constructor', addresses: ['127.1.2.1'], initiatorPortRange: { valueOf: 1 } }],
+    ],
+    ['a null range', [{ name: 'mp9', addresses: ['127.1.2.1'], initiatorPortRange: null }]],
+  ])(
+    'answers 400 naming the field to appServers with %s, and commits nothing',
+    async (_what, appServers) => {
+      const document = await exported();
+      const before = snapshot(t.app);
+      const body = { ...document, config: { ...document.config, appServers } };
+      const plan = await admin.post('/api/config/plan', body);
+      expect(plan.statusCode).toBe(200);
+      expect(plan.json().problems[0].path).toMatch(/^config\.appServers/);
+      const refused = await put(body, `"${document.revision}"`);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.fields[0].path).toMatch(/^config\.appServers/);
+      expect(snapshot(t.app)).toEqual(before);
+    },
+  );
 });

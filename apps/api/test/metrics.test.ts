@@ -117,7 +117,8 @@ describe('GET /metrics with IPFE agents', () => {
     await waitFor('agent A1', async () => (await fetch(`http://${A1}:8701/v1/health`)).ok);
     t = await startApp({
       agentToken: TOKEN,
-      agentSync: { enabled: true, pollIntervalMs: 200, backoffMaxMs: 500 },
+      // No agent ever answers at A2: alarmed without the start grace.
+      agentSync: { enabled: true, pollIntervalMs: 200, backoffMaxMs: 500, startGraceMs: 0 },
     });
     await t.app.ready();
     admin = await login(t.app);

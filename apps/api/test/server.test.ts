@@ -22,6 +22,7 @@ describe('environment', () => {
         IPFE_DATA_DIR: './data',
         IPFE_SECURE_COOKIES: 'false',
         IPFE_STATUS_INTERVAL_MS: 1000,
+        IPFE_AGENT_START_GRACE_MS: 15000,
         LOG_LEVEL: 'info',
       },
     });
@@ -34,6 +35,7 @@ describe('environment', () => {
         LOG_LEVEL: 'loud',
         IPFE_ADMIN_PASSWORD: 'short',
         IPFE_AGENT_TOKEN: 'x',
+        IPFE_AGENT_START_GRACE_MS: '15s',
         LOG_FORMAT: 'yaml',
       }),
     ).toEqual({
@@ -41,6 +43,7 @@ describe('environment', () => {
         'PORT: must be a TCP port number (0–65535)',
         'IPFE_ADMIN_PASSWORD: must be at least 8 characters',
         'IPFE_AGENT_TOKEN: must be 32–256 characters of letters, digits and ._~+/=-',
+        'IPFE_AGENT_START_GRACE_MS: must be a whole number of milliseconds from 0 to 600000',
         'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
         'LOG_FORMAT: must be json or pretty',
       ],

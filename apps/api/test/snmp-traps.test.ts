@@ -254,7 +254,8 @@ describe('traps of alarms raised and cleared', () => {
   beforeAll(async () => {
     t = await startApp({
       agentToken: TOKEN,
-      agentSync: { enabled: true, pollIntervalMs: 200, backoffMaxMs: 500 },
+      // A1 is configured where no agent ever answers: alarmed without the start grace.
+      agentSync: { enabled: true, pollIntervalMs: 200, backoffMaxMs: 500, startGraceMs: 0 },
     });
     await t.app.ready();
     admin = await login(t.app);

@@ -63,7 +63,7 @@ function overview(): string {
     'options of every command:',
     ...Object.entries(GLOBAL).map(optionLine),
     '',
-    'ipfe <command> --help tells more. Exit codes: 0 done, 1 error, 2 plan has changes, 64 bad usage.',
+    'ipfe <command> --help tells more. Exit codes: 0 done, 1 error, 2 plan has changes, 3 stale (plan again; nothing committed), 64 bad usage.',
   ].join('\n');
 }
 
@@ -86,7 +86,7 @@ function connectionOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv) {
   }
   if (!token) {
     throw new CliError(
-      'no API token: set IPFE_TOKEN (or pass --token); create one on the Users page of the OAM',
+      'no API token: set IPFE_TOKEN (or pass --token); create one on the API tokens page of the OAM (menu: API tokens)',
     );
   }
   return { url: parsed.href, token };

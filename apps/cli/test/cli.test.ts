@@ -133,11 +133,61 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     ).toBe(201);
     const before = snapshot(t.app);
     const stale = await ipfe(['apply', 'site.yaml', '--based-on', '7']);
-    expect(stale.code).toBe(1);
+    // Its own exit code, so that a pipeline can tell "plan again" from a broken file (exit 1).
+    expect(stale.code).toBe(3);
     expect(stale.stderr).toBe(
       'ipfe apply: site.yaml: refused, nothing committed: The running revision is 8, not 7 that this was planned against: plan again\n',
     );
     expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('allocates the Initiator Port Range of a server the file gives none; a given one is kept and checked', async () => {
+    await ipfe(['export', '--out', 'site.yaml']);
+    const doc = parseDocument(readFileSync(file('site.yaml'), 'utf8'));
+    // mp2 runs with 16896–17407: left out of the file, it keeps it.
+    doc.deleteIn(['config', 'appServers', 1, 'initiatorPortRange']);
+    doc.addIn(['config', 'appServers'], { name: 'mp4', addresses: ['127.1.1.4'] });
+    doc.addIn(['config', 'appServers'], {
+      name: 'mp5',
+      addresses: ['127.1.1.5'],
+      initiatorPortRange: { start: 16384, end: 16895 },
+    });
+    writeFileSync(file('site.yaml'), doc.toString());
+
+    const before = snapshot(t.app);
+    const taken = await ipfe(['apply', 'site.yaml']);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain(
+      'config.appServers.4.initiatorPortRange: Initiator Port Range is already allocated to mp1: leave it out and a free one is allocated',
+    );
+    expect(taken.stderr).not.toContain('appServers.3');
+    expect(snapshot(t.app)).toEqual(before);
+
+    editYaml('site.yaml', ['config', 'appServers', 4, 'initiatorPortRange'], {
+      start: 18944,
+      end: 19455,
+    });
+    const plan = await ipfe(['plan', 'site.yaml']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toMatch(/\+ appServers\.mp4.*17920/);
+    const applied = await ipfe(['apply', 'site.yaml']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    const ranges = Object.fromEntries(
+      (await admin.get('/api/app-servers'))
+        .json()
+        .items.map((s: { name: string; initiatorPortRange: { start: number; end: number } }) => [
+          s.name,
+          `${s.initiatorPortRange.start}-${s.initiatorPortRange.end}`,
+        ]),
+    );
+    expect(ranges).toEqual({
+      mp1: '16384-16895',
+      mp2: '16896-17407',
+      mp3: '17408-17919',
+      mp4: '17920-18431',
+      mp5: '18944-19455',
+    });
   });
 
   it('names the file, line and column of bad YAML and of a bad field; nothing is committed', async () => {
@@ -196,6 +246,11 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
       code: 1,
       stderr: expect.stringMatching(/^ipfe status: no API token: set IPFE_TOKEN/),
     });
+    // The page as the GUI's menu names it.
+    expect(none.stderr).toContain(
+      'create one on the API tokens page of the OAM (menu: API tokens)',
+    );
+    expect(none.stderr).not.toContain('Users page');
   });
 
   it("shows each IPFE's desired and applied revision", async () => {
@@ -264,7 +319,9 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^usage: ipfe ${command}`));
     }
-    expect((await ipfe(['--help'])).stdout).toMatch(/^usage: ipfe <command>/);
+    const usage = (await ipfe(['--help'])).stdout;
+    expect(usage).toMatch(/^usage: ipfe <command>/);
+    expect(usage).toContain('3 stale (plan again; nothing committed)');
     const unknown = await ipfe(['plan', 'site.yaml', '--force']);
     expect(unknown.code).toBe(64);
     expect(unknown.stderr).toMatch(/^ipfe plan: Unknown option '--force'/);

@@ -8,6 +8,7 @@ import {
   normalizeFactors,
   normalizeTargetSet,
   portRangeOfSlice,
+  portRangesOf,
   savedFactors,
   standbyOf,
   underiveConfiguration,
@@ -186,6 +187,50 @@ describe('Initiator Port Ranges', () => {
     const all = Array.from({ length: APP_SERVERS_MAX }, (_, i) => slice(i));
     expect(allocatePortRange(all.slice(0, -1))).toEqual({ start: 48640, end: 49151 });
     expect(allocatePortRange(all)).toBeNull();
+  });
+});
+
+describe('portRangesOf: the ranges of a configuration given whole', () => {
+  const slice = (n: number): PortRange => portRangeOfSlice(n);
+  const running = [
+    { name: 'mp1', initiatorPortRange: slice(0) },
+    { name: 'mp2', initiatorPortRange: slice(1) },
+  ];
+  const server = (name: string, n?: number) =>
+    n === undefined ? { name } : { name, initiatorPortRange: slice(n) };
+
+  it.each([
+    [
+      'a new server gets the lowest free slice',
+      [server('mp1'), server('mp2'), server('new')],
+      [0, 1, 2],
+    ],
+    [
+      'a given range is kept, even a taken one (the rules refuse it)',
+      [server('mp1', 5), server('new', 5)],
+      [5, 5],
+    ],
+    ['a running server keeps its slice', [server('mp2'), server('mp1')], [1, 0]],
+    [
+      'a running server keeps its slice before a new one listed first takes a slice',
+      [server('new'), server('mp1')],
+      [1, 0],
+    ],
+    [
+      'a running server whose slice another was given gets the lowest free one',
+      [server('other', 0), server('mp1')],
+      [0, 1],
+    ],
+    ["a deleted server's slice goes to the next new one", [server('mp2'), server('new')], [1, 0]],
+    ['two new servers take two slices', [server('a'), server('b')], [0, 1]],
+    ['a name that is not a string only gets a new slice', [{ name: 7 }], [0]],
+  ])('%s', (_what, servers, slices) => {
+    expect(portRangesOf(servers, running)).toEqual(slices.map(slice));
+  });
+
+  it('gives null when no slice is left', () => {
+    const all = Array.from({ length: APP_SERVERS_MAX }, (_, i) => server(`s${i}`, i));
+    expect(portRangesOf([...all, server('one-too-many')], running).at(-1)).toBeNull();
   });
 });
 

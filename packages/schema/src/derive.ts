@@ -74,6 +74,36 @@ export function allocatePortRange(taken: PortRange[]): PortRange | null {
   return null;
 }
 
+/**
+ * The Initiator Port Range of each application server of a configuration given whole (a config
+ * document, the source product's CSV), in order: a range given is kept (the rules check it); a
+ * server given none keeps the one it runs with (same name) when no server given a range holds
+ * it, else gets the lowest slice left; null when none is left.
+ */
+export function portRangesOf(
+  servers: readonly { name: unknown; initiatorPortRange?: PortRange }[],
+  running: readonly { name: string; initiatorPortRange: PortRange }[],
+): (PortRange | null)[] {
+  const ranges: (PortRange | null | undefined)[] = servers.map((s) => s.initiatorPortRange);
+  const taken = ranges.filter((r): r is PortRange => r !== undefined && r !== null);
+  const isTaken = (range: PortRange) => taken.some((r) => r.start === range.start);
+  // The servers that run already keep their slices before a new server takes the lowest free one.
+  servers.forEach((server, i) => {
+    if (ranges[i] !== undefined) return;
+    const own = running.find((s) => s.name === server.name)?.initiatorPortRange;
+    if (own && !isTaken(own)) {
+      ranges[i] = own;
+      taken.push(own);
+    }
+  });
+  return ranges.map((range) => {
+    if (range !== undefined) return range;
+    const allocated = allocatePortRange(taken);
+    if (allocated) taken.push(allocated);
+    return allocated;
+  });
+}
+
 /** A server's chance of selection, weight / Σweights × 100, to one decimal. */
 export function chancePct(weight: number, totalWeight: number): number {
   if (totalWeight <= 0) return 0;

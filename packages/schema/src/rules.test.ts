@@ -201,7 +201,10 @@ describe('uniqueness', () => {
       appServers: [...baseConfig().appServers, appServer('mp4', 0, '10.0.0.14')],
     });
     expect(issuesOf(input)).toEqual([
-      error('appServers.3.initiatorPortRange', 'Initiator Port Range is already allocated to mp1'),
+      error(
+        'appServers.3.initiatorPortRange',
+        'Initiator Port Range is already allocated to mp1: leave it out and a free one is allocated',
+      ),
     ]);
   });
 
@@ -400,7 +403,7 @@ describe('limits on counts', () => {
       ),
       error(
         `appServers.${APP_SERVERS_MAX}.initiatorPortRange`,
-        'Initiator Port Range is already allocated to mp0',
+        'Initiator Port Range is already allocated to mp0: leave it out and a free one is allocated',
       ),
     ]);
   });

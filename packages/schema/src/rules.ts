@@ -146,7 +146,7 @@ function checkAppServers(config: Configuration, add: Add) {
     (i, first) =>
       add(
         `appServers.${i}.initiatorPortRange`,
-        `Initiator Port Range is already allocated to ${servers[first]!.name}`,
+        `Initiator Port Range is already allocated to ${servers[first]!.name}: leave it out and a free one is allocated`,
       ),
   );
   const owner = new Map<string, string>();

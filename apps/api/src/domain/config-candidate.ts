@@ -1,8 +1,11 @@
 import {
+  APP_SERVERS_MAX,
   checkConfiguration,
   configurationShape,
   errorsOf,
   fieldErrorsOf,
+  portRangeSchema,
+  portRangesOf,
   type Configuration,
   type FieldError,
 } from '@ipfe/schema';
@@ -36,15 +39,55 @@ function withoutDerived(config: Record<string, unknown>): Record<string, unknown
 }
 
 /**
+ * An application server given without an Initiator Port Range gets one, as the GUI's creation
+ * does (SPEC §2.3: allocated, never typed): the one it runs with, else the lowest free slice. The
+ * problems name each server left without one because all 64 are taken.
+ */
+function withPortRanges(config: Record<string, unknown>, running: Configuration): FieldError[] {
+  if (!Array.isArray(config.appServers)) return [];
+  // A server that is not an object, or whose range is malformed, is the shape's to report.
+  const servers = (config.appServers as unknown[]).flatMap((server, index) => {
+    if (!isObject(server)) return [];
+    if (server.initiatorPortRange === undefined) return [{ index, server, name: server.name }];
+    const range = portRangeSchema.safeParse(server.initiatorPortRange);
+    return range.success
+      ? [{ index, server, name: server.name, initiatorPortRange: range.data }]
+      : [];
+  });
+  const problems: FieldError[] = [];
+  portRangesOf(servers, running.appServers).forEach((range, i) => {
+    const { index, server } = servers[i]!;
+    if (server.initiatorPortRange !== undefined) return;
+    if (range) server.initiatorPortRange = range;
+    else {
+      const name = typeof server.name === 'string' ? server.name : 'this server';
+      problems.push({
+        path: `config.appServers.${index}.initiatorPortRange`,
+        message: `No Initiator Port Range is left for ${name}: at most ${APP_SERVERS_MAX} application servers`,
+      });
+    }
+  });
+  return problems;
+}
+
+/**
  * The configuration of a config document's `config` (stored form), or every problem with it:
  * each at its path in the document ("config.targetSets.0.servers.1.weight"), fields first, then
- * the rules across entities (errors only; warnings never refuse a configuration).
+ * the rules across entities (errors only; warnings never refuse a configuration). An application
+ * server without an Initiator Port Range is given one against `running`.
  */
 export function candidateOf(
   config: Record<string, unknown>,
+  running: Configuration,
 ): { config: Configuration; problems: [] } | { config: null; problems: FieldError[] } {
-  const parsed = configurationShape.safeParse(withoutDerived(config));
-  if (!parsed.success) return { config: null, problems: fieldErrorsOf(parsed.error, ['config']) };
+  const given = withoutDerived(config);
+  const unallocated = withPortRanges(given, running);
+  const parsed = configurationShape.safeParse(given);
+  if (!parsed.success || unallocated.length > 0) {
+    const left = new Set(unallocated.map((p) => p.path));
+    const shape = parsed.success ? [] : fieldErrorsOf(parsed.error, ['config']);
+    return { config: null, problems: [...unallocated, ...shape.filter((p) => !left.has(p.path))] };
+  }
   const problems = errorsOf(checkConfiguration(parsed.data)).map(({ path, message }) => ({
     path: `config.${path}`,
     message,

@@ -83,7 +83,7 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const base = running();
-      const candidate = candidateOf(request.body.config);
+      const candidate = candidateOf(request.body.config, app.configRepository.current());
       return {
         basedOn: base.revision,
         changes: candidate.config
@@ -102,7 +102,7 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'applyConfiguration',
         summary:
-          'Commit a config document as the next revision (If-Match: "<revision planned against>"; another revision since: 409; no change: 200 with the running revision, header x-ipfe-unchanged)',
+          'Commit a config document as the next revision (If-Match: "<revision planned against>"; another revision since: 409; no change: 200 with the running revision, header x-ipfe-unchanged). An application server without initiatorPortRange is given one: the one it runs with, else the lowest free slice',
         errors: ['PRECONDITION_REQUIRED', 'CONFLICT'],
         body: documentBody,
         response: { 200: revisionInfoSchema, 201: revisionInfoSchema },
@@ -110,7 +110,7 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const planned = plannedRevision(request.headers['if-match']);
-      const candidate = candidateOf(request.body.config);
+      const candidate = candidateOf(request.body.config, app.configRepository.current());
       if (!candidate.config) {
         throw validationError(candidate.problems, summaryOf(candidate.problems));
       }

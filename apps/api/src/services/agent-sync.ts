@@ -29,6 +29,11 @@ export interface AgentSyncOptions {
   /** Retry backoff: doubles from min to max, with jitter. */
   backoffMinMs: number;
   backoffMaxMs: number;
+  /**
+   * How long an agent not reached yet since the OAM started may stay silent before it is alarmed
+   * unreachable (IPFE_AGENT_START_GRACE_MS); one reached once is alarmed at once.
+   */
+  startGraceMs: number;
   /** PEM of the CA that signed the agents' certificates: the agents are then spoken to over HTTPS. */
   agentCa?: string;
 }
@@ -71,9 +76,10 @@ export class AgentSync {
     this.#client = createAgentClient({ ca: options.agentCa });
     this.#alarms = new AlarmMirror(repository);
     this.#backoff = { minMs: options.backoffMinMs, maxMs: options.backoffMaxMs };
+    const startGrace = { startedAt: Date.now(), graceMs: options.startGraceMs };
     for (const slot of IPFE_SLOTS) {
       this.#slots.set(slot, {
-        sync: initialSync(repository.get(slot), this.#backoff),
+        sync: initialSync(repository.get(slot), this.#backoff, startGrace),
         target: null,
         timer: null,
         status: null,

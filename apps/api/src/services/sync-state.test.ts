@@ -27,14 +27,38 @@ const RECORD: SyncRecord = {
 
 /** A configured slot owed revision 4, changed by `change` (record fields and slot fields). */
 function slot(change: Partial<SyncRecord> & Partial<Omit<SyncSlot, 'record'>> = {}): SyncSlot {
-  const { configured, inFlight, armed, backoffMs, failedPolls, boot, contactSavedAt, ...record } =
-    change;
+  const {
+    configured,
+    inFlight,
+    armed,
+    backoffMs,
+    failedPolls,
+    boot,
+    contactSavedAt,
+    everReached,
+    alarmOwed,
+    startGrace,
+    ...record
+  } = change;
   return {
     ...initialSync({ ...RECORD, ...record }, BACKOFF),
     configured: true,
     boot: 'boot-1',
     contactSavedAt: NOW,
-    ...definedOnly({ configured, inFlight, armed, backoffMs, failedPolls, boot, contactSavedAt }),
+    // Most rows are about an agent known since the OAM started; the start grace rows say otherwise.
+    everReached: true,
+    ...definedOnly({
+      configured,
+      inFlight,
+      armed,
+      backoffMs,
+      failedPolls,
+      boot,
+      contactSavedAt,
+      everReached,
+      alarmOwed,
+      startGrace,
+    }),
   };
 }
 
@@ -67,6 +91,8 @@ interface Row {
 }
 
 const NOW_PUSH = { kind: 'now' } as const;
+const WITHIN_GRACE = { startedAt: NOW - 1_000, graceMs: 15_000 };
+const GRACE_OVER = { startedAt: NOW - 15_000, graceMs: 15_000 };
 
 const rows: Row[] = [
   // commit
@@ -387,6 +413,96 @@ const rows: Row[] = [
     given: slot({ state: 'unreachable', failedPolls: 3 }),
     event: { kind: 'silent', error: 'ECONNREFUSED' },
     then: { slot: { failedPolls: 4 } },
+  },
+  // the start grace: an agent not reached yet since the OAM started
+  {
+    name: 'not reached yet, within the start grace: the third failed poll makes it unreachable, the alarm waits',
+    given: slot({ failedPolls: 2, everReached: false, startGrace: WITHIN_GRACE }),
+    event: { kind: 'silent', error: 'ECONNREFUSED' },
+    then: {
+      record: { state: 'unreachable', lastError: 'ECONNREFUSED' },
+      slot: { failedPolls: 3, alarmOwed: true },
+      save: true,
+      note: 'agent not reached since the OAM started: alarm after the start grace',
+    },
+  },
+  {
+    name: 'not reached yet, still within the start grace: a later failed poll raises nothing',
+    given: slot({
+      state: 'unreachable',
+      failedPolls: 3,
+      everReached: false,
+      alarmOwed: true,
+      startGrace: WITHIN_GRACE,
+    }),
+    event: { kind: 'silent', error: 'ECONNREFUSED' },
+    then: { slot: { failedPolls: 4 } },
+  },
+  {
+    name: 'not reached yet, the start grace over: the next failed poll raises the alarm, once',
+    given: slot({
+      state: 'unreachable',
+      failedPolls: 7,
+      everReached: false,
+      alarmOwed: true,
+      startGrace: GRACE_OVER,
+    }),
+    event: { kind: 'silent', error: 'ECONNREFUSED' },
+    then: { slot: { failedPolls: 8, alarmOwed: false }, unreachable: 'ECONNREFUSED' },
+  },
+  {
+    name: 'not reached yet, the start grace over by the third failed poll: the alarm at once',
+    given: slot({ failedPolls: 2, everReached: false, startGrace: GRACE_OVER }),
+    event: { kind: 'silent', error: 'ECONNREFUSED' },
+    then: {
+      record: { state: 'unreachable', lastError: 'ECONNREFUSED' },
+      slot: { failedPolls: 3 },
+      save: true,
+      unreachable: 'ECONNREFUSED',
+    },
+  },
+  {
+    name: 'reached since the start, within the start grace: the third failed poll raises the alarm as before',
+    given: slot({ appliedRevision: 4, state: 'synced', failedPolls: 2, startGrace: WITHIN_GRACE }),
+    event: { kind: 'silent', error: 'ECONNREFUSED' },
+    then: {
+      record: { state: 'unreachable', lastError: 'ECONNREFUSED' },
+      slot: { failedPolls: 3 },
+      save: true,
+      unreachable: 'ECONNREFUSED',
+    },
+  },
+  {
+    name: 'the first answer makes the agent reached: the waiting alarm is never raised',
+    given: slot({
+      desiredRevision: null,
+      appliedRevision: null,
+      boot: null,
+      failedPolls: 4,
+      everReached: false,
+      alarmOwed: true,
+      startGrace: WITHIN_GRACE,
+    }),
+    event: status({ revision: null, sha256: null }),
+    then: {
+      record: { lastContact: AT },
+      slot: { failedPolls: 0, everReached: true, alarmOwed: false },
+    },
+  },
+  {
+    name: 'an answered push makes the agent reached too',
+    given: slot({ inFlight: 4, everReached: false, startGrace: WITHIN_GRACE }),
+    event: { kind: 'applied', sha256: 'sha-4' },
+    then: {
+      record: {
+        appliedRevision: 4,
+        appliedSha256: 'sha-4',
+        state: 'synced',
+        lastContact: AT,
+      },
+      slot: { inFlight: null, everReached: true },
+      save: true,
+    },
   },
 ];
 

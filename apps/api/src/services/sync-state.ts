@@ -1,4 +1,5 @@
 import type { SyncRecord } from '../repositories/agent-sync-repository.ts';
+import { unreachableAlarmDue } from './unreachable-alarm.ts';
 
 /**
  * What the OAM decides about pushing to one agent (SPEC §4.1, §5), as a pure transition:
@@ -25,6 +26,17 @@ export interface SyncSlot {
   readonly boot: string | null;
   /** When `lastContact` was last written for a poll alone (ms). */
   readonly contactSavedAt: number;
+  /** The agent answered (a poll or a push) since the OAM started. */
+  readonly everReached: boolean;
+  /** Unreachable, not reached yet since the start: the alarm waits for the start grace. */
+  readonly alarmOwed: boolean;
+  readonly startGrace: StartGrace;
+}
+
+/** When the OAM started (ms), and how long an agent not reached yet may stay silent unalarmed. */
+export interface StartGrace {
+  readonly startedAt: number;
+  readonly graceMs: number;
 }
 
 export interface Backoff {
@@ -86,7 +98,11 @@ export const UNREACHABLE_AFTER_FAILED_POLLS = 3;
 /** A poll a second need not be an fsync a second: lastContact alone is saved at most this often. */
 export const CONTACT_SAVE_INTERVAL_MS = 10_000;
 
-export function initialSync(record: SyncRecord, backoff: Backoff): SyncSlot {
+export function initialSync(
+  record: SyncRecord,
+  backoff: Backoff,
+  startGrace: StartGrace = { startedAt: 0, graceMs: 0 },
+): SyncSlot {
   return {
     record,
     configured: false,
@@ -96,8 +112,14 @@ export function initialSync(record: SyncRecord, backoff: Backoff): SyncSlot {
     failedPolls: 0,
     boot: null,
     contactSavedAt: 0,
+    everReached: false,
+    alarmOwed: false,
+    startGrace,
   };
 }
+
+/** The events that are an answer from the agent. */
+const ANSWERS = new Set<SyncEvent['kind']>(['status', 'applied', 'rejected', 'stale']);
 
 const NOW: Push = { kind: 'now' };
 const NONE: Push = { kind: 'none' };
@@ -110,13 +132,22 @@ export function nextSync(
 ): SyncStep {
   const step = decide(slot, event, now, backoff);
   const armed = step.push.kind === 'none' ? step.slot.armed : true;
+  const reached = ANSWERS.has(event.kind);
+  const unchanged =
+    armed === step.slot.armed && (!reached || (step.slot.everReached && !step.slot.alarmOwed));
   return {
     send: null,
     save: false,
     unreachable: null,
     note: null,
     ...step,
-    slot: armed === step.slot.armed ? step.slot : { ...step.slot, armed },
+    slot: unchanged
+      ? step.slot
+      : {
+          ...step.slot,
+          armed,
+          ...(reached && { everReached: true, alarmOwed: false }),
+        },
   };
 }
 
@@ -196,15 +227,30 @@ function decide(slot: SyncSlot, event: SyncEvent, now: number, backoff: Backoff)
       return polled(slot, event, now, backoff);
     case 'silent': {
       const failedPolls = slot.failedPolls + 1;
+      const { startedAt, graceMs } = slot.startGrace;
+      const due = unreachableAlarmDue({ everReached: slot.everReached, startedAt, now, graceMs });
+      if (failedPolls > UNREACHABLE_AFTER_FAILED_POLLS && slot.alarmOwed && due) {
+        return {
+          slot: { ...slot, failedPolls, alarmOwed: false },
+          push: NONE,
+          unreachable: event.error,
+        };
+      }
       if (failedPolls !== UNREACHABLE_AFTER_FAILED_POLLS) {
         return { slot: { ...slot, failedPolls }, push: NONE };
       }
       const state = r.state === 'rejected' ? 'rejected' : 'unreachable';
       return {
-        slot: { ...slot, failedPolls, record: { ...r, state, lastError: event.error } },
+        slot: {
+          ...slot,
+          failedPolls,
+          alarmOwed: !due,
+          record: { ...r, state, lastError: event.error },
+        },
         push: NONE,
         save: true,
-        unreachable: event.error,
+        unreachable: due ? event.error : null,
+        note: due ? null : 'agent not reached since the OAM started: alarm after the start grace',
       };
     }
   }

@@ -10,7 +10,7 @@ export const applyCommand: Command = {
   args: 'FILE [--based-on N]',
   summary: 'Plan a config document, then commit it as one revision guarded by the planned revision',
   details: [
-    'The commit is refused (exit 1, nothing committed) when the running revision is no longer the one planned against: another change came first; plan again.',
+    'The commit is refused (exit 3, stale: nothing committed) when the running revision is no longer the one planned against: another change came first; plan again.',
     '--based-on N: commit only if the running revision is still N (the revision a reviewed `ipfe plan` named).',
   ],
   options: {
@@ -41,6 +41,7 @@ export const applyCommand: Command = {
     if (answer.status === 409) {
       throw new CliError(
         `${file}: refused, nothing committed: ${(answer.body as ErrorBody).error.message}`,
+        EXIT.stale,
       );
     }
     if (answer.status === 400) {

@@ -12,7 +12,7 @@ export const importCommand: Command = {
   summary: "Import the source product's bulk-export CSV: preview, then one commit",
   details: [
     'Any problem of a row or column: each printed (file:line: column: message), exit 1, nothing committed.',
-    'Columns nothing takes are listed as not imported. The commit is guarded by the previewed revision.',
+    'Columns nothing takes are listed as not imported. The commit is guarded by the previewed revision: another commit since is refused (exit 3, stale: nothing committed).',
   ],
   options: {},
   positionals: ['FILE.csv'],
@@ -62,6 +62,7 @@ export const importCommand: Command = {
     if (answer.status !== 200 && answer.status !== 201) {
       throw new CliError(
         `${file}: refused, nothing committed: ${(answer.body as ErrorBody).error.message}`,
+        answer.status === 409 ? EXIT.stale : EXIT.error,
       );
     }
     const revision = answer.body as RevisionInfo;

@@ -1,6 +1,6 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import {
-  allocatePortRange,
+  portRangesOf,
   checkConfiguration,
   fieldErrorsOf,
   type Configuration,
@@ -421,8 +421,8 @@ function capped(out: SourceCsvRead): SourceCsvRead {
 }
 
 /**
- * Gives an application server without an Initiator Port Range in the file the one it runs with
- * (same name), when no other server of the file took it, else the lowest free slice.
+ * Gives an application server without an Initiator Port Range in the file one by the rule every
+ * whole configuration follows (`portRangesOf`): the one it runs with, else the lowest free slice.
  */
 function allocateMissingRanges(
   config: Configuration,
@@ -433,25 +433,18 @@ function allocateMissingRanges(
   const servers = config.appServers as (Configuration['appServers'][number] & {
     initiatorPortRange?: PortRange;
   })[];
-  const taken: PortRange[] = servers.flatMap((s) =>
-    s.initiatorPortRange ? [s.initiatorPortRange] : [],
-  );
-  servers.forEach((server, i) => {
-    if (server.initiatorPortRange) return;
-    const own = running.appServers.find((s) => s.name === server.name)?.initiatorPortRange;
-    const range = own && !taken.some((r) => r.start === own.start) ? own : allocatePortRange(taken);
-    if (!range) {
-      const origin = origins.get(`appServers.${i}`);
-      out.problems.push(
-        problem(
-          origin?.line ?? null,
-          'Name',
-          'No Initiator Port Range is left for this server (at most 64 application servers)',
-        ),
-      );
+  portRangesOf(servers, running.appServers).forEach((range, i) => {
+    if (range) {
+      servers[i]!.initiatorPortRange = range;
       return;
     }
-    server.initiatorPortRange = range;
-    taken.push(range);
+    const origin = origins.get(`appServers.${i}`);
+    out.problems.push(
+      problem(
+        origin?.line ?? null,
+        'Name',
+        'No Initiator Port Range is left for this server (at most 64 application servers)',
+      ),
+    );
   });
 }
