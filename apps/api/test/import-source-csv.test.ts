@@ -274,7 +274,34 @@ describe('a bad file is refused with every problem named, and commits nothing', 
     const file = withCell(4, 'Server2Weighting', '70000');
     expect(await refused(withCell(4, 'Disable', 'maybe', file))).toEqual([
       'line 4, column Disable: Disable must be Yes or No, not "maybe"',
-      'line 4, column Server2Weighting: Weighting must be a whole number from 0 to 65535',
+      'line 4, column Server2Weighting: Weighting must be a whole number from 0 to 65535, not "70000"',
+    ]);
+  });
+
+  it('reports every problem of a file in one preview: cells and the rules between rows', async () => {
+    // Line 5's cell is refused, and line 6 (a new Target Set 9) partly overlaps Target Set 7.
+    const overlapping =
+      'IpfeListTsa,9,IPv4,TCP,No,No,600,Hash,1,2,5,No,1,127.1.0.109,IPFE-A1,,,127.1.1.3,,,100,127.1.1.2,,,100';
+    const file = `${withCell(5, 'Disable', 'maybe')}\r\n${overlapping}`;
+    expect(await refused(file)).toEqual([
+      'line 5, column Disable: Disable must be Yes or No, not "maybe"',
+      expect.stringMatching(
+        /^line 4, column Server2IpAddress: The IP list partly overlaps the IP list of Target Set 9 \(shared: 127\.1\.1\.2\)/,
+      ),
+      expect.stringMatching(
+        /^line 6, column Server2IpAddress: The IP list partly overlaps the IP list of Target Set 7 \(shared: 127\.1\.1\.2\)/,
+      ),
+    ]);
+  });
+
+  it('reports a rule broken by one row on that row only, at the cell of the shared server', async () => {
+    const { basedOn } = (await preview(SOURCE_FILE)).json();
+    expect((await commit(SOURCE_FILE, basedOn)).statusCode).toBe(201);
+    // Target Sets 7 and 8 run as the file has them; the new row 9 overlaps 7.
+    const overlapping =
+      'IpfeListTsa,9,IPv4,TCP,No,No,600,Hash,1,2,5,No,1,127.1.0.109,IPFE-A1,,,127.1.1.3,,,100,127.1.1.2,,,100';
+    expect(await refused(`${SOURCE_FILE}\r\n${overlapping}`)).toEqual([
+      'line 6, column Server2IpAddress: The IP list partly overlaps the IP list of Target Set 7 (shared: 127.1.1.2); two lists must be identical or disjoint',
     ]);
   });
 

@@ -14,6 +14,16 @@ export interface ConfigIssue {
    * is refused with, rather than the referring entity's own message.
    */
   causeMessage?: string;
+  /**
+   * The field that holds the value at fault, where the issue's path is a whole list: the IP List
+   * row of the shared server ("servers.2.address") for an overlap reported on "servers".
+   */
+  valuePath?: string;
+  /**
+   * The other entity of a rule between two ("targetSets.4"), which reports the issue from its
+   * side too: a reader that knows which of the two changed reports it on that one only.
+   */
+  pairedWith?: string;
 }
 
 /** Where a `causeMessage` names the entities an issue breaks. */

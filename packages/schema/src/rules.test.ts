@@ -539,15 +539,24 @@ describe('IP lists of two Target Sets: identical or disjoint', () => {
         targetSet(2, '10.0.0.110', ['10.0.0.12', '10.0.0.13']),
       ],
     });
+    // Each names the row holding the shared server, and the other Target Set of the pair.
     expect(issuesOf(input)).toEqual([
-      error(
-        'targetSets.0.servers',
-        'The IP list partly overlaps the IP list of Target Set 2 (shared: 10.0.0.12); two lists must be identical or disjoint',
-      ),
-      error(
-        'targetSets.1.servers',
-        'The IP list partly overlaps the IP list of Target Set 1 (shared: 10.0.0.12); two lists must be identical or disjoint',
-      ),
+      {
+        ...error(
+          'targetSets.0.servers',
+          'The IP list partly overlaps the IP list of Target Set 2 (shared: 10.0.0.12); two lists must be identical or disjoint',
+        ),
+        valuePath: 'targetSets.0.servers.1.address',
+        pairedWith: 'targetSets.1',
+      },
+      {
+        ...error(
+          'targetSets.1.servers',
+          'The IP list partly overlaps the IP list of Target Set 1 (shared: 10.0.0.12); two lists must be identical or disjoint',
+        ),
+        valuePath: 'targetSets.1.servers.0.address',
+        pairedWith: 'targetSets.0',
+      },
     ]);
   });
 

@@ -21,13 +21,14 @@ import type { TargetSet } from './target-set.ts';
  */
 export function checkConfiguration(config: Configuration): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const add = (path: string, message: string, cause?: string, causeMessage?: string) =>
+  const add: Add = (path, message, cause, causeMessage, where) =>
     issues.push({
       path,
       message,
       severity: 'error',
       ...(cause ? { cause } : {}),
       ...(causeMessage ? { causeMessage } : {}),
+      ...where,
     });
   const warn = (path: string, message: string) =>
     issues.push({ path, message, severity: 'warning' });
@@ -40,7 +41,13 @@ export function checkConfiguration(config: Configuration): ConfigIssue[] {
   return issues;
 }
 
-type Add = (path: string, message: string, cause?: string, causeMessage?: string) => void;
+type Add = (
+  path: string,
+  message: string,
+  cause?: string,
+  causeMessage?: string,
+  where?: Pick<ConfigIssue, 'valuePath' | 'pairedWith'>,
+) => void;
 type Warn = (path: string, message: string) => void;
 
 const slotLabel = (slot: IpfeSlot) => `IPFE ${slot}`;
@@ -250,6 +257,16 @@ function checkTargetSet(config: Configuration, i: number, ts: TargetSet, add: Ad
       add(
         at('servers'),
         `The IP list partly overlaps the IP list of Target Set ${other.number} (shared: ${shared.join(', ')}); two lists must be identical or disjoint`,
+        undefined,
+        undefined,
+        {
+          valuePath: at(
+            'servers',
+            ts.servers.findIndex((s) => s.address === shared[0]),
+            'address',
+          ),
+          pairedWith: joinPath('targetSets', config.targetSets.indexOf(other)),
+        },
       );
     }
   }

@@ -1,8 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import { CsvError, parse } from 'csv-parse/sync';
 import {
   portRangesOf,
   checkConfiguration,
   fieldErrorsOf,
+  normalizeTargetSet,
   type Configuration,
   type PortRange,
 } from '@ipfe/schema';
@@ -289,6 +291,10 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
   const headers = new Map<Table, Header>();
   const entities = new Map<Table, { value: Record<string, unknown>; origin: Origin }[]>();
   const keys = new Map<string, number>();
+  // Tables with a row refused: what the rules between entities say of what refers to them waits.
+  const refusedTables = new Set<Table>();
+  // A table cut off at its most rows is not what the file says either.
+  let cutOff = false;
   for (const row of rows) {
     const name = row.cells[0]!.trim();
     const table = TABLES.find((t) => t.name.toLowerCase() === name.toLowerCase());
@@ -320,6 +326,7 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
     // The rules between entities take time that grows faster than the rows: a file is cut off
     // at what the configuration can hold, before any of that work.
     if (header.rows > table.maxRows) {
+      cutOff = true;
       if (header.rows === table.maxRows + 1) {
         out.problems.push(
           problem(
@@ -332,7 +339,10 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
       continue;
     }
     const read = readRow(table, header, row, out);
-    if (!read) continue;
+    if (!read) {
+      refusedTables.add(table);
+      continue;
+    }
     if (table.key) {
       const keyColumn = header.columns.find((c) => c.column.name === table.key)!;
       // A row may end before its key cell (trailing cells left out): the schema says it is needed.
@@ -343,6 +353,7 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
         out.problems.push(
           problem(row.line, table.key, `${table.noun} ${cell} is on line ${earlier} already`),
         );
+        refusedTables.add(table);
         continue;
       }
       keys.set(`${table.name}\n${key}`, row.line);
@@ -350,10 +361,13 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
     const columnOf = columnFinder(header);
     const parsed = table.schema.safeParse(read.input);
     if (!parsed.success || read.refused.size > 0) {
+      refusedTables.add(table);
       for (const issue of parsed.success ? [] : fieldErrorsOf(parsed.error)) {
         const column = columnOf(issue.path);
         if (column && read.refused.has(column)) continue;
-        out.problems.push(problem(row.line, column, issue.message));
+        const at = header.columns.find((c) => c.column.name === column);
+        const cell = at ? (row.cells[at.at] ?? '').trim() : '';
+        out.problems.push(problem(row.line, column, quotingTheCell(issue.message, cell)));
       }
       continue;
     }
@@ -367,29 +381,53 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
       out.problems.push(problem(header.line, null, `${table.name} has a header but no row`));
     }
   }
-  if (out.problems.length > 0) return capped(out);
+  // A header that cannot be read leaves its table unknown: the rules between entities wait. Rows
+  // refused one by one do not: every problem of the file is reported in one preview.
+  if (
+    cutOff ||
+    [...headers.values()].some((h) => h.broken) ||
+    out.problems.some((p) => p.line === null)
+  ) {
+    return capped(out);
+  }
+  const rowsRefused = out.problems.length > 0;
 
   const candidate = structuredClone(running) as Record<string, unknown>;
   const origins = new Map<string, Origin>();
   for (const [table, list] of entities) {
     if (table.single) {
-      candidate[table.collection] = list[0]!.value;
-      origins.set(table.collection, list[0]!.origin);
+      // Its one row refused: the rules between entities see the options as they run.
+      if (list[0]) {
+        candidate[table.collection] = list[0].value;
+        origins.set(table.collection, list[0].origin);
+      }
       continue;
     }
     candidate[table.collection] = list.map((e) => e.value);
     list.forEach((e, i) => origins.set(`${table.collection}.${i}`, e.origin));
   }
   const config = candidate as unknown as Configuration;
+  const found = out.problems.length;
   allocateMissingRanges(config, running, origins, out);
-  if (out.problems.length > 0) return capped(out);
+  if (out.problems.length > found) return capped(out);
 
+  const entityOf = (path: string) => {
+    const segments = path.split('.');
+    return segments[0] === 'options' ? 'options' : segments.slice(0, 2).join('.');
+  };
+  const changed = (entity: string) =>
+    origins.has(entity) && !sameAsRunning(config, running, entity);
   for (const issue of checkConfiguration(config)) {
     if (issue.severity !== 'error') continue;
-    const segments = issue.path.split('.');
-    const entity = segments[0] === 'options' ? 'options' : segments.slice(0, 2).join('.');
+    // What refers to a refused row is told once that row is fixed.
+    if (issue.cause && [...refusedTables].some((t) => issue.cause!.startsWith(t.collection))) {
+      continue;
+    }
+    const entity = entityOf(issue.path);
+    // A rule between two rows is reported on the row that broke it, not also on the other.
+    if (issue.pairedWith && !changed(entity) && changed(entityOf(issue.pairedWith))) continue;
     const origin = origins.get(entity);
-    const field = issue.path.slice(entity.length + 1);
+    const field = (issue.valuePath ?? issue.path).slice(entity.length + 1);
     if (origin) {
       out.problems.push(problem(origin.line, origin.columnOf(field), issue.message));
     } else {
@@ -402,9 +440,36 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
       });
     }
   }
-  out.candidate = config;
+  // Without its refused rows the file's configuration is not what the file says: no changes shown.
+  if (!rowsRefused) out.candidate = config;
   if (out.problems.length === 0) out.config = config;
   return capped(out);
+}
+
+/** A message that does not quote the cell it is about gets the cell's text ("…, not "70000""). */
+function quotingTheCell(message: string, cell: string): string {
+  return cell === '' || message.includes(cell) ? message : `${message}, not "${cell}"`;
+}
+
+/** Whether the entity at `path` ("targetSets.3", "options") is as it runs, matched by its key. */
+function sameAsRunning(config: Configuration, running: Configuration, path: string): boolean {
+  if (path === 'options') return isDeepStrictEqual(config.options, running.options);
+  const [collection, index] = path.split('.') as [keyof Configuration, string];
+  const entity = (config[collection] as unknown[])[Number(index)];
+  if (collection === 'targetSets') {
+    const ts = entity as Configuration['targetSets'][number];
+    const runs = running.targetSets.find((t) => t.number === ts.number);
+    // Stored with its factors normalized: compare what the file says as it would be stored.
+    return (
+      runs !== undefined && isDeepStrictEqual(normalizeTargetSet(ts), normalizeTargetSet(runs))
+    );
+  }
+  const named = entity as { name: string };
+  const list = running[collection] as { name: string }[];
+  return isDeepStrictEqual(
+    named,
+    list.find((e) => e.name === named.name),
+  );
 }
 
 /** The problems an operator can act on at once; the rest once those are fixed. */
