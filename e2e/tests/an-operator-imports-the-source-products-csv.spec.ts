@@ -17,10 +17,19 @@ test("an operator imports the source product's CSV, sees the preview, commits an
   api,
 }) => {
   const lab = await api.lab(71);
-  const [mp1] = lab.servers;
+  const [mp1, mp2, mp3] = lab.servers;
   const { body } = await api.get('/api/target-sets');
   const taken = new Set((body.items as { number: number }[]).map((ts) => ts.number));
-  const number = [...Array(32).keys()].map((i) => 32 - i).find((n) => !taken.has(n))!;
+  const [number, running, overlapping] = [...Array(32).keys()]
+    .map((i) => 32 - i)
+    .filter((n) => !taken.has(n));
+  // A Target Set that runs already, listing mp2 and mp3.
+  await lab.targetSet({
+    number: running,
+    family: 'ipv4',
+    primary: { address: '10.71.1.101' },
+    servers: [{ address: mp2!.v4 }, { address: mp3!.v4 }],
+  });
 
   // The operator's file: the running configuration exported, a Target Set added to it, and a
   // column of the source product that this OAM has no field for.
@@ -51,18 +60,30 @@ test("an operator imports the source product's CSV, sees the preview, commits an
   await expect(page.getByRole('heading', { name: 'Import' })).toBeVisible();
   const chooser = page.getByLabel('Source CSV file');
 
-  // A bad cell is named by line and column, and nothing can be committed.
+  // Every problem of the file in one preview: a bad cell, and a row whose IP list partly
+  // overlaps the running Target Set's, each named by its line and the column holding the value.
   const badLine = lines.length + 1;
+  const overlap = rowOf(file, 'IpfeListTsa', {
+    TsNumber: String(overlapping),
+    Family: 'IPv4',
+    LoadBalanceAlgorithm: 'Hash',
+    Address: '10.71.1.102',
+    ActiveIpfe: 'IPFE-A1',
+    Server1IpAddress: mp1!.v4,
+    Server2IpAddress: mp2!.v4,
+  });
   await chooser.setInputFiles({
     name: 'bad.csv',
     mimeType: 'text/csv',
-    buffer: Buffer.from(`${file}\r\n${row('heavy')}\r\n`),
+    buffer: Buffer.from(`${file}\r\n${row('heavy')}\r\n${overlap}\r\n`),
   });
-  await expect(
-    page.getByText(
-      `line ${badLine}, column Server1Weighting: Weighting must be a whole number from 0 to 65535`,
+  const problems = page.getByRole('region', { name: 'Problems' }).getByRole('listitem');
+  await expect(problems).toHaveText([
+    `line ${badLine}, column Server1Weighting: Weighting must be a whole number from 0 to 65535, not "heavy"`,
+    new RegExp(
+      `^line ${badLine + 1}, column Server2IpAddress: The IP list partly overlaps the IP list of Target Set ${running} \\(shared: ${mp2!.v4.replaceAll('.', '\\.')}\\)`,
     ),
-  ).toBeVisible();
+  ]);
   await expect(page.getByRole('button', { name: 'Commit' })).toHaveCount(0);
   await expectAccessible(page, 'the preview of a file with a problem');
 
@@ -85,13 +106,21 @@ test("an operator imports the source product's CSV, sees the preview, commits an
   // file shows that it would remove what they added.
   await api.post('/api/peer-node-groups', { name: 'e2e-71-late', members: ['192.0.2.71'] });
   await page.getByRole('button', { name: 'Commit' }).click();
-  await expect(page.getByRole('alert')).toContainText(
-    /Nothing was committed: The running revision is \d+, not \d+ as when this file was previewed/,
+  const refusal = page.getByRole('alert');
+  await expect(refusal).toContainText(
+    /The running revision is \d+, not \d+ as when this file was previewed/,
   );
+  // Said once, and nothing to press but Preview again.
+  await expect(refusal).toHaveText(/^(?!.*nothing was committed.*nothing was committed)/i);
+  await expect(page.getByRole('button', { name: 'Commit' })).toHaveCount(0);
   await page.getByRole('button', { name: 'Preview again' }).click();
+  // The change would undo the admin's later commit: marked as such.
   await expect(
-    changes.getByRole('row', { name: /^Removed Peer node group e2e-71-late / }),
+    changes.getByRole('row', {
+      name: /^Removed Peer node group e2e-71-late .*Undoes revision \d+ by admin/,
+    }),
   ).toBeVisible();
+  await page.screenshot({ path: 'test-results/import-preview-again.png', fullPage: true });
 
   api.track(`/api/target-sets/${number}`);
   await page.getByRole('button', { name: 'Commit' }).click();

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { underiveTargetSet } from '@ipfe/schema';
 import { addUser, leastLoadTargetSet, login, snapshot, startApp, type Client } from './helpers.ts';
 import { useTestApp } from './test-app.ts';
 
@@ -64,6 +65,53 @@ describe("importing the source product's CSV", () => {
     ]);
     expect(body.changes.added[0].value).toBe(3869);
     expect(snapshot(t.app)).toEqual(before);
+  });
+
+  it('marks, on a second preview, a change that undoes what another operator committed since', async () => {
+    const first = (await preview(SOURCE_FILE)).json();
+    expect((await commit(SOURCE_FILE, first.basedOn)).statusCode).toBe(201);
+    // The file is previewed again (it runs now); then olivia changes Target Set 7's Delete Age.
+    const again = (await preview(SOURCE_FILE)).json();
+    expect(again.changes).toEqual({ added: [], removed: [], changed: [] });
+    await addUser(t.app, 'olivia', 'operator');
+    const olivia = await login(t.app, 'olivia', 'password-123');
+    const { warnings, owner, activeBindings, notForwarded, ...ts7 } = (
+      await olivia.get('/api/target-sets/7')
+    ).json();
+    void [warnings, owner, activeBindings, notForwarded];
+    const edited = await olivia.edit('/api/target-sets/7', {
+      ...underiveTargetSet(ts7),
+      deleteAgeSeconds: 1200,
+    });
+    expect(edited.statusCode, edited.body).toBe(200);
+    const revision = Number(edited.headers['x-ipfe-revision']);
+
+    const marked = await csv(
+      admin,
+      `/api/import/source-csv/preview?since=${again.basedOn}`,
+      SOURCE_FILE,
+    );
+    expect(marked.statusCode).toBe(200);
+    expect(marked.json().changes.changed).toEqual([
+      { path: 'targetSets.7.deleteAgeSeconds', old: 1200, new: 900 },
+    ]);
+    expect(marked.json().overwrites).toEqual([
+      { path: 'targetSets.7.deleteAgeSeconds', revision, author: 'olivia' },
+    ]);
+    // Without since, or by the operator who made the edit, nothing is marked.
+    expect((await preview(SOURCE_FILE)).json().overwrites).toEqual([]);
+    const own = await csv(
+      olivia,
+      `/api/import/source-csv/preview?since=${again.basedOn}`,
+      SOURCE_FILE,
+    );
+    expect(own.json().overwrites).toEqual([]);
+    const ahead = await csv(
+      admin,
+      `/api/import/source-csv/preview?since=${revision + 1}`,
+      SOURCE_FILE,
+    );
+    expect(ahead.statusCode).toBe(400);
   });
 
   it('commits the file as one revision, and its Target Sets are in the list', async () => {
@@ -214,6 +262,7 @@ describe('export then import is lossless', () => {
     expect(previewed).toEqual({
       basedOn: revision,
       changes: { added: [], removed: [], changed: [] },
+      overwrites: [],
       problems: [],
       notImported: [],
     });

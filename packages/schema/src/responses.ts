@@ -269,6 +269,11 @@ export const notImportedColumnSchema = z.object({
 export const sourceCsvPreviewSchema = z.object({
   basedOn: z.number(),
   changes: configDiffSchema,
+  /**
+   * Changes that undo or overwrite what another operator committed after the revision the file was
+   * first previewed against (`since`), each naming the latest such revision and its author.
+   */
+  overwrites: z.array(z.object({ path: z.string(), revision: z.number(), author: z.string() })),
   problems: z.array(importProblemSchema),
   notImported: z.array(notImportedColumnSchema),
 });

@@ -12,6 +12,7 @@ import { ApiError, notFound, validationError } from '../http/errors.ts';
 import { sendCommit } from '../http/commit-headers.ts';
 import { acceptCsvBodies, CSV_MAX_BYTES } from '../http/csv-body.ts';
 import { diffConfigs } from '../domain/diff.ts';
+import { overwrittenEdits, type HistoryEntry } from '../domain/overwrites.ts';
 import { readSourceCsv, type CsvProblem } from '../domain/source-csv/read.ts';
 import { writeSourceCsv } from '../domain/source-csv/write.ts';
 
@@ -25,6 +26,9 @@ const revisionNumber = (what: string) =>
     .int({ error: `${what} is a whole revision number` })
     .min(0, { error: `${what} is a revision number from 0` })
     .max(Number.MAX_SAFE_INTEGER);
+
+/** Revisions an import preview compares at most, to say which of its changes undo others' work. */
+const HISTORY_MAX = 200;
 
 const NO_CHANGES: ConfigDiff = { added: [], removed: [], changed: [] };
 
@@ -56,6 +60,20 @@ function problemsError(problems: CsvProblem[]): ApiError {
 const importRoutes: FastifyPluginAsyncZod = async (app) => {
   acceptCsvBodies(app);
   const tags = ['Import'];
+  /** The revisions from `from` to `to`, oldest first: at most the latest HISTORY_MAX. */
+  const history = (from: number, to: number): HistoryEntry[] => {
+    const first = Math.max(from, to - HISTORY_MAX);
+    const authors = new Map(
+      app.configRepository.list(to - first + 1, to + 1).map((info) => [info.number, info.author]),
+    );
+    const out: HistoryEntry[] = [];
+    for (let number = first; number <= to; number++) {
+      const document = app.configRepository.document(number);
+      if (document)
+        out.push({ number, author: authors.get(number) ?? '', config: document.config });
+    }
+    return out;
+  };
   const running = () => ({
     basedOn: app.configRepository.latestInfo()?.number ?? 0,
     config: app.configRepository.current(),
@@ -71,6 +89,13 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           "What importing the source product's CSV would change against the running revision (basedOn), every problem by line and column, and the columns not imported; commits nothing",
         consumes: ['text/csv'],
+        querystring: z.object({
+          since: revisionNumber('since')
+            .optional()
+            .describe(
+              'The revision the file was first previewed against: changes that undo what others committed since are listed in overwrites',
+            ),
+        }),
         body: csvBody,
         response: { 200: sourceCsvPreviewSchema },
       },
@@ -78,9 +103,21 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { basedOn, config } = running();
       const read = readSourceCsv(request.body, config);
+      const changes = changesOf(config, read.candidate);
+      const since = request.query.since;
+      if (since !== undefined && since > basedOn) {
+        throw validationError(
+          [{ path: 'since', message: `since must be at most ${basedOn}, the running revision` }],
+          `since must be at most ${basedOn}, the running revision`,
+        );
+      }
       return {
         basedOn,
-        changes: changesOf(config, read.candidate),
+        changes,
+        overwrites:
+          since === undefined
+            ? []
+            : overwrittenEdits(changes, history(since, basedOn), request.user!.name),
         problems: read.problems,
         notImported: read.notImported,
       };

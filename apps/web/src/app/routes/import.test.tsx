@@ -34,8 +34,12 @@ describe('the Import page', () => {
           changes: {
             added: [{ path: 'targetSets.7', value: { number: 7 } }],
             removed: [],
-            changed: [{ path: 'options.mateIntervalMs', old: 100, new: 200 }],
+            changed: [
+              { path: 'options.mateIntervalMs', old: 100, new: 200 },
+              { path: 'targetSets.2.deleteAgeSeconds', old: 700, new: 600 },
+            ],
           },
+          overwrites: [{ path: 'targetSets.2.deleteAgeSeconds', revision: 5, author: 'olivia' }],
           problems: [
             {
               path: 'line 5, column Server1Weighting',
@@ -68,11 +72,21 @@ describe('the Import page', () => {
     ).toBeInTheDocument();
     const changes = screen.getByRole('table', { name: 'What the import changes' });
     // An added entity had nothing before: said with a dash, as elsewhere, not an empty cell.
+    // In the GUI's words, never JSON or internal names.
     expect(
-      within(changes).getByRole('row', { name: /^Added Target Set 7 — \{/ }),
+      within(changes).getByRole('row', { name: 'Added Target Set 7 — TS Number: 7' }),
     ).toBeInTheDocument();
     expect(
-      within(changes).getByRole('row', { name: 'Changed options › mateIntervalMs 100 200' }),
+      within(changes).getByRole('row', {
+        name: 'Changed Options · Mate beacon interval (ms) 100 200',
+      }),
     ).toBeInTheDocument();
+    // A change that undoes another operator's later commit says so.
+    expect(
+      within(changes).getByRole('row', {
+        name: /^Changed Target Set 2 · Delete Age \(s\).*Undoes revision 5 by olivia.* 700 600$/,
+      }),
+    ).toBeInTheDocument();
+    expect(changes).not.toHaveTextContent(/[{}"]|deleteAgeSeconds/);
   });
 });

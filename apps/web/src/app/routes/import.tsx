@@ -14,6 +14,8 @@ export function ImportRoute() {
   const inputId = useId();
   const [file, setFile] = useState<{ name: string; content: string } | null>(null);
   const [done, setDone] = useState<{ revision: RevisionInfo; unchanged: boolean } | null>(null);
+  // The revision this file was first previewed against: a later preview marks what undoes others'.
+  const [firstBasedOn, setFirstBasedOn] = useState<number | null>(null);
   const preview = usePreviewSourceCsv();
   const commit = useImportSourceCsv();
 
@@ -28,7 +30,8 @@ export function ImportRoute() {
     }
     const content = await chosen.text();
     setFile({ name: chosen.name, content });
-    preview.mutate(content);
+    setFirstBasedOn(null);
+    preview.mutate({ content }, { onSuccess: (read) => setFirstBasedOn(read.basedOn) });
   };
 
   const submit = async () => {
@@ -45,7 +48,8 @@ export function ImportRoute() {
     }
   };
 
-  const canCommit = preview.data && preview.data.problems.length === 0 && !done;
+  // A refused commit is answered first: by Preview again, or by another file.
+  const canCommit = preview.data && preview.data.problems.length === 0 && !done && !commit.isError;
   return (
     <Page trail={['Configuration']} title="Import">
       <p className="page-note">
@@ -87,7 +91,12 @@ export function ImportRoute() {
       {commit.isError && (
         <Alert
           tone="error"
-          title={`Nothing was committed: ${describeError(commit.error)}`}
+          title={
+            // The API's own message says so already when the file was previewed too long ago.
+            /nothing was committed/i.test(describeError(commit.error))
+              ? describeError(commit.error)
+              : `Nothing was committed: ${describeError(commit.error)}`
+          }
           actions={
             // Someone committed since the preview: compare the file with what runs now.
             commit.error instanceof ApiError &&
@@ -96,7 +105,7 @@ export function ImportRoute() {
               <Button
                 onClick={() => {
                   commit.reset();
-                  preview.mutate(file.content);
+                  preview.mutate({ content: file.content, since: firstBasedOn ?? undefined });
                 }}
               >
                 Preview again

@@ -1,22 +1,5 @@
+import { changeValue, changeWhat } from '@/lib/change-words';
 import type { SourceCsvPreview } from '../api/preview-source-csv';
-
-const show = (value: unknown) =>
-  value === undefined ? '—' : <code>{JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ')}</code>;
-
-/** "targetSets.7" → "Target Set 7", "options.forwardedPorts.1" → "options › forwardedPorts › 1". */
-function describePath(path: string): string {
-  const [collection, key, ...rest] = path.split('.');
-  const nouns: Record<string, string> = {
-    targetSets: 'Target Set',
-    appServers: 'Application server',
-    xsiNetworks: 'XSI network',
-    peerNodeGroups: 'Peer node group',
-  };
-  const noun = nouns[collection ?? ''];
-  const head =
-    noun && key !== undefined ? `${noun} ${key}` : [collection, key].filter(Boolean).join(' › ');
-  return [head, ...rest].join(' › ');
-}
 
 type Row = { kind: 'Added' | 'Removed' | 'Changed'; path: string; old?: unknown; new?: unknown };
 
@@ -36,6 +19,7 @@ export function ImportPreview({ preview }: { preview: SourceCsvPreview }) {
       new: c.new,
     })),
   ];
+  const overwrites = new Map(preview.overwrites.map((o) => [o.path, o]));
   return (
     <>
       <section className="import-block" aria-labelledby="import-problems">
@@ -93,14 +77,26 @@ export function ImportPreview({ preview }: { preview: SourceCsvPreview }) {
                 </tr>
               </thead>
               <tbody>
-                {rows.map((row) => (
-                  <tr key={`${row.kind}:${row.path}`}>
-                    <td>{row.kind}</td>
-                    <td>{describePath(row.path)}</td>
-                    <td>{show(row.old)}</td>
-                    <td>{show(row.new)}</td>
-                  </tr>
-                ))}
+                {rows.map((row) => {
+                  const overwrite = overwrites.get(row.path);
+                  return (
+                    <tr key={`${row.kind}:${row.path}`}>
+                      <td>{row.kind}</td>
+                      <td>
+                        {changeWhat(row.path)}
+                        {overwrite && (
+                          <p className="field-warning">
+                            <span aria-hidden="true">⚠ </span>
+                            Undoes revision {overwrite.revision} by {overwrite.author}, committed
+                            after you first previewed this file
+                          </p>
+                        )}
+                      </td>
+                      <td>{changeValue(row.old)}</td>
+                      <td>{changeValue(row.new)}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>

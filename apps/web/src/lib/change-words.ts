@@ -1,0 +1,58 @@
+import { fieldLabel } from '@ipfe/schema';
+
+/** The entities of the configuration as the GUI names them ("Target Set 7", "XSI network xsi1"). */
+const NOUNS: Record<string, string> = {
+  targetSets: 'Target Set',
+  appServers: 'Application server',
+  xsiNetworks: 'XSI network',
+  peerNodeGroups: 'Peer node group',
+};
+
+/**
+ * A path of a configuration change (`keyedConfig`'s) in the GUI's words:
+ * "targetSets.2.deleteAgeSeconds" → "Target Set 2 · Delete Age (s)", "options.mateIntervalMs" →
+ * "Options · Mate beacon interval (ms)". A name may hold dots (application servers): the entity's
+ * name is the shortest one after which a field the GUI names follows.
+ */
+export function changeWhat(path: string): string {
+  const [collection = '', ...rest] = path.split('.');
+  if (collection === 'options') {
+    const field = rest.join('.');
+    return field === '' ? 'Options' : `Options · ${fieldWords(field)}`;
+  }
+  const noun = Object.hasOwn(NOUNS, collection) ? NOUNS[collection] : undefined;
+  if (!noun || rest.length === 0) return path;
+  for (let k = 1; k < rest.length; k++) {
+    const field = rest.slice(k).join('.');
+    if (fieldLabel(field) !== null)
+      return `${noun} ${rest.slice(0, k).join('.')} · ${fieldLabel(field)}`;
+  }
+  return `${noun} ${rest.join('.')}`;
+}
+
+/** A field's GUI label, or its path spelt out ("mateIntervalMs" → "mate interval ms"). */
+function fieldWords(field: string): string {
+  return (
+    fieldLabel(field) ??
+    field
+      .split('.')
+      .map((part) => part.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())
+      .join(' › ')
+  );
+}
+
+/** A value of a change as the pages show values: Yes/No, lists joined, an entity summarised. */
+export function changeValue(value: unknown): string {
+  if (value === undefined) return '—';
+  if (value === null) return 'none';
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (typeof value === 'number' || typeof value === 'string') return String(value);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return 'none';
+    return value.map(changeValue).join(', ');
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([, v]) => v !== undefined,
+  );
+  return entries.map(([key, v]) => `${fieldWords(key)}: ${changeValue(v)}`).join('; ');
+}
