@@ -634,6 +634,29 @@ describe('secondary address', () => {
     ]);
   });
 
+  it('a row whose server has no address to give it says so, and where to add one', () => {
+    const input = dualHomed([
+      { address: '10.0.0.11', secondaryAddress: '2001:db8::11' },
+      { address: '10.0.0.13' },
+    ]);
+    expect(issuesOf(input)).toEqual([
+      error(
+        'targetSets.0.servers.1.secondaryAddress',
+        'Required: the Target Set has a secondary address, and application server mp3 has no IPv6 address: add one under Network › Application Servers',
+      ),
+    ]);
+    const single = configWith({
+      ...dualHomed([{ address: '10.0.0.14' }]),
+      appServers: [...baseConfig().appServers!, appServer('mp4', 3, '10.0.0.14')],
+    });
+    expect(issuesOf(single)).toEqual([
+      error(
+        'targetSets.0.servers.0.secondaryAddress',
+        'Required: the Target Set has a secondary address, and application server mp4 has no second address: add one under Network › Application Servers',
+      ),
+    ]);
+  });
+
   it('a row with one is an error when the Target Set has none', () => {
     const input = configWith({
       targetSets: [

@@ -384,7 +384,21 @@ function checkIpList(
       return;
     }
     if (row.secondaryAddress === null) {
-      add(secondaryPath, 'Required: the Target Set has a secondary address');
+      const seconds = (server?.addresses ?? []).filter(
+        (a) => a !== row.address && (!secondaryFamily || ipFamily(a) === secondaryFamily),
+      );
+      if (server && seconds.length === 0) {
+        const lacks =
+          server.addresses.length === 1
+            ? 'no second address'
+            : `no ${familyLabel(secondaryFamily ?? family)} address`;
+        add(
+          secondaryPath,
+          `Required: the Target Set has a secondary address, and application server ${server.name} has ${lacks}: add one under Network › Application Servers`,
+        );
+      } else {
+        add(secondaryPath, 'Required: the Target Set has a secondary address');
+      }
       return;
     }
     if (row.secondaryAddress === row.address) {

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { withMenuLinks } from './menu-links';
 
 export interface FieldMessages {
   /** The field's error, worded as the schema (or the server) words it. */
@@ -79,13 +80,13 @@ export function FieldMessage({
       {error && (
         <p className="field-error" id={`${id}-error`}>
           <span aria-hidden="true">✖ </span>
-          {error}
+          {withMenuLinks(error)}
         </p>
       )}
       {shownWarning({ error, warning }) && (
         <p className="field-warning" id={`${id}-warning`}>
           <span aria-hidden="true">⚠ </span>
-          {warning}
+          {withMenuLinks(warning!)}
         </p>
       )}
     </>
