@@ -32,9 +32,9 @@ test('an operator who reloads the Edit page while their save is on its way is no
   });
   await page.getByRole('button', { name: 'OK' }).click();
   await onServer;
-  await page.unroute(`**/api/target-sets/${ts.number}`);
   await page.reload();
   for (const route of held) await route.abort();
+  await page.unroute(`**/api/target-sets/${ts.number}`);
 
   await expect(page.getByRole('heading', { name: 'Target Sets [Edit]' })).toBeVisible();
   await expect(page.getByLabel('Delete Age (s)')).toHaveValue('900');
