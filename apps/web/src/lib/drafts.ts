@@ -14,6 +14,11 @@ export interface Draft {
   mine: unknown;
   /** Left because the session ended (else the page was reloaded). */
   ended?: boolean;
+  /**
+   * `mine` was being sent to the server: a page that went meanwhile (a reload) may find it saved,
+   * which is this tab's own save, not someone else's.
+   */
+  saving?: boolean;
 }
 
 /** A draft handed over in memory: after a refused save (412), to the form with their version. */
@@ -71,6 +76,7 @@ export function writeDraft(key: string, draft: Draft) {
     base: withoutPasswords(draft.base),
     mine: withoutPasswords(draft.mine),
     ...(draft.ended ? { ended: true } : {}),
+    ...(draft.saving ? { saving: true } : {}),
   };
   try {
     storage()?.setItem(PREFIX + key, JSON.stringify(stored, replacer));
@@ -83,6 +89,12 @@ export function writeDraft(key: string, draft: Draft) {
 export function markEnded(key: string) {
   const draft = readDraft(key);
   if (draft) writeDraft(key, { ...draft, ended: true });
+}
+
+/** A save of the draft starts (true) or is over, refused or not (false). */
+export function markSaving(key: string, saving: boolean) {
+  const draft = readDraft(key);
+  if (draft && Boolean(draft.saving) !== saving) writeDraft(key, { ...draft, saving });
 }
 
 export function removeDraft(key: string) {

@@ -287,4 +287,55 @@ describe('SaveFeedback keeps unsaved input for the tab', () => {
     // Nothing unsaved is left to give back after a login.
     expect(readDraft('/')).toBeNull();
   });
+
+  /** A reload skips the page's cleanup: the tab's storage is as it was when the page went. */
+  async function reload(page: ReturnType<typeof renderWithRouter>, api: ReturnType<typeof store>) {
+    const kept = Array.from({ length: sessionStorage.length }, (_, i) =>
+      sessionStorage.key(i)!,
+    ).map((k) => [k, sessionStorage.getItem(k)!] as const);
+    page.unmount();
+    for (const [k, v] of kept) sessionStorage.setItem(k, v);
+    return renderWithRouter(<EditPage api={api} />);
+  }
+
+  it('takes a save that went through just before a reload as this tab’s own, and drops the draft', async () => {
+    const api = store(start);
+    let release = () => {};
+    const page = renderWithRouter(
+      <EditPage
+        api={{
+          ...api,
+          // The server commits at once; its answer never arrives, the page goes first.
+          save: (body, ifMatch) => {
+            void api.save(body, ifMatch);
+            return new Promise((resolve) => (release = () => resolve(api.read())));
+          },
+        }}
+      />,
+    );
+    await page.user.clear(field('Delete Age (s)'));
+    await page.user.type(field('Delete Age (s)'), '900');
+    await page.user.click(screen.getByRole('button', { name: 'OK' }));
+    expect(api.value.deleteAge).toBe(900);
+    await reload(page, api);
+    release();
+    expect(
+      await screen.findByText('Your save went through before the page was loaded again'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/someone else/i)).toBeNull();
+    expect(screen.queryByText('Your unsaved changes were kept')).toBeNull();
+    expect(field('Delete Age (s)')).toHaveValue(900);
+    expect(readDraft('/')).toBeNull();
+  });
+
+  it('puts the typing back after a reload when the save did not go through', async () => {
+    const api = store(start);
+    const page = renderWithRouter(<EditPage api={{ ...api, save: () => new Promise(() => {}) }} />);
+    await page.user.type(field('Description'), 'typed');
+    await page.user.click(screen.getByRole('button', { name: 'OK' }));
+    await reload(page, api);
+    expect(await screen.findByText('Your unsaved changes were kept')).toBeInTheDocument();
+    expect(screen.queryByText(/someone else/i)).toBeNull();
+    expect(field('Description')).toHaveValue('typed');
+  });
 });

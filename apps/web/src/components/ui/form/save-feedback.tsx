@@ -14,6 +14,7 @@ import { sessionQueryKey, type SessionUser } from '@/lib/auth';
 import {
   handOver,
   markEnded,
+  markSaving,
   readDraft,
   removeDraft,
   takeHandOver,
@@ -23,6 +24,7 @@ import {
 import { Alert } from '../alert';
 import { describeChanges, KeptEditsNotice, type KeptEdits } from './edit-conflict';
 import { applyServerErrors } from './form';
+import { restoreOf } from './draft-restore';
 import { changesOf, sameValue } from './merge';
 import { useCarriedOutcome, type SaveOutcome } from './carried-outcome';
 
@@ -142,14 +144,28 @@ export function SaveFeedback({
 
   const [kept, setKept] = useState<(KeptEdits & { attempt: number }) | null>(null);
   const keptShown = kept && kept.attempt === attempt ? kept : null;
+  // The attempt at which this tab's own save, made just before a reload, was found saved.
+  const [ownSave, setOwnSave] = useState<number | null>(null);
+  const ownSaveShown = ownSave === attempt;
 
   useEffect(() => {
     const element = root.current?.closest('form');
     if (!element) return;
-    const count = () => setAttempt((n) => n + 1);
+    const count = () => {
+      // Before the request goes: a reload from here on may find the draft saved.
+      markSaving(key, true);
+      setAttempt((n) => n + 1);
+    };
     element.addEventListener('submit', count);
     return () => element.removeEventListener('submit', count);
-  }, []);
+  }, [key]);
+
+  // The save is over (refused, or Apply stays on the page): what is left is unsaved again.
+  const wasSubmitting = useRef(false);
+  useEffect(() => {
+    if (wasSubmitting.current && !isSubmitting) markSaving(key, false);
+    wasSubmitting.current = isSubmitting;
+  }, [isSubmitting, key]);
 
   const userName = () =>
     queryClient.getQueryData<SessionUser | null>(sessionQueryKey)?.name ?? null;
@@ -165,9 +181,18 @@ export function SaveFeedback({
     const draft = handed ?? (stored && stored.user === userName() ? stored : null);
     if (!draft) return;
     const defaults: unknown = defaultsOf(form);
-    const theirs = handed ? defaults : withoutPasswords(defaults);
-    const changes = changesOf(draft.base, draft.mine, theirs);
-    if (!handed && !changes.some((c) => c.byMe)) return;
+    let changes;
+    if (handed) changes = changesOf(draft.base, draft.mine, defaults);
+    else {
+      const restore = restoreOf(draft, withoutPasswords(defaults));
+      if (restore.kind === 'nothing') return;
+      if (restore.kind === 'own-save') {
+        removeDraft(key);
+        setOwnSave(attempt);
+        return;
+      }
+      changes = restore.changes;
+    }
     const rows = describeChanges(root.current?.closest('form') ?? document, changes);
     for (const c of changes) {
       if (c.byMe) form.setValue(c.path, c.mine, { shouldDirty: true });
@@ -196,7 +221,11 @@ export function SaveFeedback({
       const base = withoutPasswords(defaultsOf(form));
       const mine = withoutPasswords(form.getValues());
       if (sameValue(base, mine)) removeDraft(key);
-      else writeDraft(key, { user: userName(), base, mine });
+      else {
+        // Still what is being saved: it stays marked so.
+        const saving = Boolean(readDraft(key)?.saving && sameValue(readDraft(key)?.mine, mine));
+        writeDraft(key, { user: userName(), base, mine, saving });
+      }
     };
     write();
     const subscription = form.watch(write);
@@ -235,6 +264,10 @@ export function SaveFeedback({
             setKept(null);
           }}
         />
+      ) : ownSaveShown ? (
+        <Alert tone="info" title="Your save went through before the page was loaded again">
+          The form shows what you saved.
+        </Alert>
       ) : shown ? (
         <OutcomeAlert outcome={shown} loading={shown.kind === 'stale' && Boolean(onReload)} />
       ) : (
