@@ -72,7 +72,7 @@ export class ConfigApi {
       const { ...rest } = options;
       return {
         ...rest,
-        ipfe: { ...ipfe, A1: { address: '172.31.0.1' }, A2: { address: '172.31.0.2' } },
+        ipfe: { ...ipfe, A1: { address: '127.31.0.1' }, A2: { address: '127.31.0.2' } },
       };
     });
   }

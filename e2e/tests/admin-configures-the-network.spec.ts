@@ -29,11 +29,11 @@ test('an admin configures IPFE A1 and A2, an XSI network and three application s
     .getByRole('link', { name: 'Options' })
     .click();
   await expect(page.getByRole('heading', { name: 'Options', level: 1 })).toBeVisible();
-  await page.getByLabel('IPFE A1 address').fill('172.31.0.1');
-  await page.getByLabel('IPFE A2 address').fill('172.31.0.2');
+  await page.getByLabel('IPFE A1 address').fill('127.31.0.1');
+  await page.getByLabel('IPFE A2 address').fill('127.31.0.2');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page.getByText(/Options saved as revision \d+\./)).toBeVisible();
-  await expect(page.getByLabel('IPFE A1 address')).toHaveValue('172.31.0.1');
+  await expect(page.getByLabel('IPFE A1 address')).toHaveValue('127.31.0.1');
 
   await page.getByRole('link', { name: 'XSI Networks' }).click();
   await page.getByRole('link', { name: 'Insert' }).click();

@@ -28,6 +28,7 @@ function someoneElseSetsTheWeights(api: ConfigApi, number: unknown, weight: numb
     owner: undefined,
     activeBindings: undefined,
     notForwarded: undefined,
+    notServed: undefined,
   }));
 }
 

@@ -665,6 +665,7 @@ export class Agent {
       appliedAt: this.#appliedAt,
       dataplane: this.#dataPlane.kind,
       forwards: [...this.#dataPlane.protocols],
+      activeActive: Boolean(this.#bgp),
       mate: {
         slot: this.mate,
         alive: this.#ownership.isAlive(this.mate),

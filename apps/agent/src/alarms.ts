@@ -1,7 +1,7 @@
 /** Alarms numbered after the source product's IPFE alarms (SPEC §4.6), plus 5100 for pushes. */
 export const ALARMS = {
   5001: { name: 'Backend Unavailable', severity: 'major' },
-  5002: { name: 'Address Configuration Error', severity: 'major' },
+  5002: { name: 'Address Configuration Error', severity: 'critical' },
   5005: { name: 'Backend In Stasis', severity: 'minor' },
   5008: { name: 'Out of Balance: High', severity: 'minor' },
   5009: { name: 'No Available Servers in Target Set', severity: 'critical' },

@@ -75,10 +75,10 @@ describe("importing the source product's CSV", () => {
     expect(again.changes).toEqual({ added: [], removed: [], changed: [] });
     await addUser(t.app, 'olivia', 'operator');
     const olivia = await login(t.app, 'olivia', 'password-123');
-    const { warnings, owner, activeBindings, notForwarded, ...ts7 } = (
+    const { warnings, owner, activeBindings, notForwarded, notServed, ...ts7 } = (
       await olivia.get('/api/target-sets/7')
     ).json();
-    void [warnings, owner, activeBindings, notForwarded];
+    void [warnings, owner, activeBindings, notForwarded, notServed];
     const edited = await olivia.edit('/api/target-sets/7', {
       ...underiveTargetSet(ts7),
       deleteAgeSeconds: 1200,

@@ -37,6 +37,7 @@ function expectedList(app: App, route: (typeof ROUTES)[number]): string {
       owner,
       activeBindings: targetSet?.activeBindings ?? null,
       notForwarded: targetSet?.notForwarded ?? null,
+      notServed: app.agentSync.notServed(ts),
       warnings,
     };
   });

@@ -55,6 +55,7 @@ describe('a save that changes nothing', () => {
       owner: _o,
       activeBindings: _a,
       notForwarded: _n,
+      notServed: _s,
       ...body
     } = current.json();
     const input = url.startsWith('/api/target-sets')

@@ -61,6 +61,11 @@ export const agentStatusSchema = z.object({
    * (every path did then), so its status still reads truthfully.
    */
   forwards: z.array(forwardedProtocolSchema).default(['tcp']),
+  /**
+   * Whether it can serve an active-active Target Set (it has a BGP speaker to announce the TSA).
+   * An agent from before this field could on the direct path only.
+   */
+  activeActive: z.boolean().optional(),
   mate: z.object({
     slot: z.enum(IPFE_SLOTS),
     alive: z.boolean(),

@@ -67,6 +67,11 @@ export const targetSetViewSchema = derivedTargetSetSchema.extend({
   activeBindings: z.object({ available: z.number(), total: z.number() }).nullable(),
   /** Its protocols that the serving IPFE does not forward; null when none reports it. */
   notForwarded: z.array(forwardedProtocolSchema).nullable(),
+  /**
+   * Why no IPFE serves it now, as the agents report (an enabled Target Set only); null when one
+   * does, or while no agent has reported.
+   */
+  notServed: z.string().nullable(),
 });
 
 export type XsiNetworkView = z.output<typeof xsiNetworkViewSchema>;
@@ -138,9 +143,19 @@ export type IpfeSlotSync = z.output<typeof ipfeSlotSyncSchema>;
 export const ipfeSlotViewSchema = ipfeSlotSyncSchema.extend({ alarms: z.array(slotAlarmSchema) });
 export type IpfeSlotView = z.output<typeof ipfeSlotViewSchema>;
 
+/** A Target Set Address of an enabled Target Set that no IPFE serves now, and why. */
+export const unservedTsaSchema = z.object({
+  targetSet: z.number(),
+  tsa: z.string(),
+  reason: z.string(),
+});
+export type UnservedTsa = z.output<typeof unservedTsaSchema>;
+
 export const ipfeViewSchema = z.object({
   latestRevision: z.number(),
   items: z.array(ipfeSlotViewSchema),
+  /** "Applied" is not "served": the TSAs nobody serves now, whatever every IPFE runs. */
+  unserved: z.array(unservedTsaSchema),
 });
 export type IpfeView = z.output<typeof ipfeViewSchema>;
 

@@ -64,6 +64,8 @@ export interface LiveState {
     owner: IpfeSlot | null;
     targetSet: Pick<AgentStatus['targetSets'][number], 'activeBindings' | 'notForwarded'> | null;
   };
+  /** Why no IPFE serves the Target Set now; null when one does or nobody has reported. */
+  notServed(ts: TargetSet): string | null;
 }
 
 const nameParamMessage = 'The name in the address must be 1–64 characters';
@@ -172,6 +174,7 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
       owner,
       activeBindings: targetSet?.activeBindings ?? null,
       notForwarded: targetSet?.notForwarded ?? null,
+      notServed: live.notServed(item),
     };
   },
 };

@@ -9,6 +9,7 @@ import {
   type Configuration,
   type FieldError,
 } from '@ipfe/schema';
+import { newServingProblems, type Statuses } from './serving.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -74,11 +75,13 @@ function withPortRanges(config: Record<string, unknown>, running: Configuration)
  * The configuration of a config document's `config` (stored form), or every problem with it:
  * each at its path in the document ("config.targetSets.0.servers.1.weight"), fields first, then
  * the rules across entities (errors only; warnings never refuse a configuration). An application
- * server without an Initiator Port Range is given one against `running`.
+ * server without an Initiator Port Range is given one against `running`. A Target Set Address the
+ * document would leave served by no IPFE able to (as the agents' `statuses` say) is a problem too.
  */
 export function candidateOf(
   config: Record<string, unknown>,
   running: Configuration,
+  statuses: Statuses = new Map(),
 ): { config: Configuration; problems: [] } | { config: null; problems: FieldError[] } {
   const given = withoutDerived(config);
   const unallocated = withPortRanges(given, running);
@@ -88,9 +91,9 @@ export function candidateOf(
     const shape = parsed.success ? [] : fieldErrorsOf(parsed.error, ['config']);
     return { config: null, problems: [...unallocated, ...shape.filter((p) => !left.has(p.path))] };
   }
-  const problems = errorsOf(checkConfiguration(parsed.data)).map(({ path, message }) => ({
-    path: `config.${path}`,
-    message,
-  }));
+  const problems = [
+    ...errorsOf(checkConfiguration(parsed.data)),
+    ...newServingProblems(running, parsed.data, statuses),
+  ].map(({ path, message }) => ({ path: `config.${path}`, message }));
   return problems.length > 0 ? { config: null, problems } : { config: parsed.data, problems: [] };
 }

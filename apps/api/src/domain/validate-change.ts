@@ -6,6 +6,7 @@ import {
   USERS_PLACEHOLDER,
 } from '@ipfe/schema';
 import { ApiError, validationError } from '../http/errors.ts';
+import { newServingProblems, type Statuses } from './serving.ts';
 
 /** Where an entity lives in the configuration: "targetSets.3", "options". */
 export type EntityPath = string;
@@ -155,6 +156,31 @@ export function validateEdit(
   return own
     .filter((i) => i.severity === 'warning')
     .map((i) => ({ path: relative(i.path, entity), message: i.message }));
+}
+
+/**
+ * A change that would leave a Target Set Address served by no IPFE able to serve it, as the agents
+ * report, is refused: on the edited Target Set's own field, or on `blameField` naming the Target Set.
+ */
+export function validateServing(
+  base: Configuration,
+  candidate: Configuration,
+  statuses: Statuses,
+  entity: EntityPath,
+  blameField: string,
+): void {
+  const problems = newServingProblems(base, candidate, statuses);
+  if (problems.length === 0) return;
+  throw validationError(
+    problems.map((i) =>
+      within(i.path, entity)
+        ? { path: relative(i.path, entity), message: i.message }
+        : {
+            path: blameField,
+            message: `${capitalize(describeLocation(candidate, i.path).label)}: ${i.message}`,
+          },
+    ),
+  );
 }
 
 /** A delete is refused while anything still uses the entity; the message names every user. */

@@ -12,7 +12,7 @@ import {
   warningsOf,
   type CollectionSpec,
 } from '../domain/collections.ts';
-import { validateDelete, validateEdit } from '../domain/validate-change.ts';
+import { validateDelete, validateEdit, validateServing } from '../domain/validate-change.ts';
 import { IF_MATCH_ERRORS } from '../plugins/openapi.ts';
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -141,6 +141,13 @@ function registerCollection(
         const candidate = { ...config, [spec.kind]: [...itemsOf(config, spec), stored] };
         const index = itemsOf(candidate, spec).length - 1;
         validateEdit(config, candidate, `${spec.kind}.${index}`, spec.blameField);
+        validateServing(
+          config,
+          candidate,
+          app.agentSync.statuses(),
+          `${spec.kind}.${index}`,
+          spec.blameField,
+        );
         return {
           config: candidate,
           summary: `Insert ${label(stored)}`,
@@ -186,6 +193,13 @@ function registerCollection(
         items[index] = stored;
         const candidate = { ...config, [spec.kind]: items };
         validateEdit(config, candidate, `${spec.kind}.${index}`, spec.blameField);
+        validateServing(
+          config,
+          candidate,
+          app.agentSync.statuses(),
+          `${spec.kind}.${index}`,
+          spec.blameField,
+        );
         return {
           config: candidate,
           summary: `Edit ${label(stored)}`,

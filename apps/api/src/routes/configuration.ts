@@ -83,7 +83,11 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const base = running();
-      const candidate = candidateOf(request.body.config, app.configRepository.current());
+      const candidate = candidateOf(
+        request.body.config,
+        app.configRepository.current(),
+        app.agentSync.statuses(),
+      );
       return {
         basedOn: base.revision,
         changes: candidate.config
@@ -110,7 +114,11 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const planned = plannedRevision(request.headers['if-match']);
-      const candidate = candidateOf(request.body.config, app.configRepository.current());
+      const candidate = candidateOf(
+        request.body.config,
+        app.configRepository.current(),
+        app.agentSync.statuses(),
+      );
       if (!candidate.config) {
         throw validationError(candidate.problems, summaryOf(candidate.problems));
       }

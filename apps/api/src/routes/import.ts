@@ -102,7 +102,7 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { basedOn, config } = running();
-      const read = readSourceCsv(request.body, config);
+      const read = readSourceCsv(request.body, config, app.agentSync.statuses());
       const changes = changesOf(config, read.candidate);
       const since = request.query.since;
       if (since !== undefined && since > basedOn) {
@@ -150,7 +150,7 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
             `The running revision is ${latest}, not ${basedOn} as when this file was previewed; preview it again (nothing was committed)`,
           );
         }
-        const read = readSourceCsv(request.body, base);
+        const read = readSourceCsv(request.body, base, app.agentSync.statuses());
         if (!read.config) throw problemsError(read.problems);
         return { config: read.config, summary: "Import of the source product's CSV", value: null };
       });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { unservedTsas } from '../domain/serving.ts';
 import { agentStatusViewSchema, alarmsViewSchema, ipfeViewSchema, IPFE_SLOTS } from '@ipfe/schema';
 
 const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -24,6 +25,7 @@ const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
           // The response schema keeps of each alarm what a slot's view shows (slotAlarmSchema).
           alarms: active.filter((a) => a.slot === slot.slot),
         })),
+        unserved: unservedTsas(config, app.agentSync.statuses()),
       };
     },
   );

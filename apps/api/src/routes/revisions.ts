@@ -9,6 +9,7 @@ import {
   revisionLogSchema,
   underiveConfiguration,
 } from '@ipfe/schema';
+import { newServingProblems } from '../domain/serving.ts';
 import { notFound, validationError } from '../http/errors.ts';
 import { describeLocation } from '../domain/validate-change.ts';
 import { diffConfigs } from '../domain/diff.ts';
@@ -99,7 +100,10 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
       const old = documentOf(request.params.rev);
       const config = underiveConfiguration(old.config);
       // Rules may have grown stricter since: an old revision is committed only if it passes today's.
-      const errors = errorsOf(checkConfiguration(config));
+      const errors = errorsOf([
+        ...checkConfiguration(config),
+        ...newServingProblems(app.configRepository.current(), config, app.agentSync.statuses()),
+      ]);
       if (errors.length > 0) {
         const first = errors[0]!;
         const where = describeLocation(config, first.path);

@@ -6,11 +6,13 @@ import {
   type Configuration,
   type IpfeSlot,
   type IpfeSlotSync,
+  type TargetSet,
 } from '@ipfe/schema';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ConfigRepository } from '../repositories/config-repository.ts';
 import type { AgentSyncRepository } from '../repositories/agent-sync-repository.ts';
 import { createAgentClient, type AgentClient } from './agent-client.ts';
+import { unservedOf } from '../domain/serving.ts';
 import { AlarmMirror } from './alarm-mirror.ts';
 import {
   initialSync,
@@ -267,6 +269,12 @@ export class AgentSync {
     const owner = this.ownerOf(tsa);
     const status = owner ? this.#slots.get(owner)!.status : null;
     return { owner, targetSet: status?.targetSets.find((t) => t.number === number) ?? null };
+  }
+
+  /** Why no IPFE serves a Target Set of the running configuration now (its first unserved TSA). */
+  notServed(ts: TargetSet): string | null {
+    const [first] = unservedOf(this.configs.current(), ts, this.statuses());
+    return first ? `${first.tsa}: ${first.reason}` : null;
   }
 
   statuses(): Map<IpfeSlot, AgentStatus | null> {

@@ -5,6 +5,7 @@ import { Loading } from '@/components/ui/page';
 import { Authorization, RequireAuth } from '@/lib/auth';
 import { PushProgress } from '@/features/ipfe-status/components/push-progress';
 import { SyncBadge } from '@/features/ipfe-status/components/sync-badge';
+import { AlarmBadge } from '@/features/alarms/components/alarm-badge';
 import { LoginRoute } from './routes/login';
 import { NotFound, NotPermitted } from './routes/status-pages';
 import { TargetSetEditRoute, TargetSetInsertRoute, TargetSetsRoute } from './routes/target-sets';
@@ -41,7 +42,15 @@ function useShownRoute(): string {
 function Shell() {
   return (
     <RequireAuth>
-      <AppLayout status={<SyncBadge />} notices={<PushProgress />}>
+      <AppLayout
+        status={
+          <>
+            <AlarmBadge />
+            <SyncBadge />
+          </>
+        }
+        notices={<PushProgress />}
+      >
         {/* One boundary per route: a page's first load shows the status, not the page before. */}
         <Suspense key={useShownRoute()} fallback={<Loading what="the page" />}>
           <Outlet />

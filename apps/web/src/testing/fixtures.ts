@@ -52,6 +52,7 @@ export function targetSetView(
     owner: null,
     activeBindings: null,
     notForwarded: null,
+    notServed: null,
   };
 }
 
@@ -108,9 +109,11 @@ export function ipfeSlot(
 /** GET /api/ipfe with A1 and A2 synced at revision 12 (A1 serving Target Set 1), B1 and B2 not configured. */
 export function ipfeView(
   slots: Partial<Record<IpfeSlotView['slot'], Partial<IpfeSlotView>>> = {},
+  unserved: IpfeView['unserved'] = [],
 ): IpfeView {
   return {
     latestRevision: 12,
+    unserved,
     items: (['A1', 'A2', 'B1', 'B2'] as const).map((slot) =>
       ipfeSlot(slot, {
         ...(slot === 'A1'

@@ -8,6 +8,7 @@ import {
   type Configuration,
   type PortRange,
 } from '@ipfe/schema';
+import { newServingProblems, type Statuses } from '../serving.ts';
 import { describeLocation } from '../validate-change.ts';
 import { TABLES, type Column, type Table } from './tables.ts';
 
@@ -277,7 +278,11 @@ function columnFinder(header: Header) {
  * file replaces that part of `running` (a header with no rows empties it); a table absent from
  * the file leaves that part as it runs. Every problem is named by line and column.
  */
-export function readSourceCsv(text: string, running: Configuration): SourceCsvRead {
+export function readSourceCsv(
+  text: string,
+  running: Configuration,
+  statuses: Statuses = new Map(),
+): SourceCsvRead {
   const out: SourceCsvRead = { config: null, candidate: null, problems: [], notImported: [] };
   const rows = records(text);
   if (!Array.isArray(rows)) {
@@ -417,7 +422,8 @@ export function readSourceCsv(text: string, running: Configuration): SourceCsvRe
   };
   const changed = (entity: string) =>
     origins.has(entity) && !sameAsRunning(config, running, entity);
-  for (const issue of checkConfiguration(config)) {
+  const rules = [...checkConfiguration(config), ...newServingProblems(running, config, statuses)];
+  for (const issue of rules) {
     if (issue.severity !== 'error') continue;
     // What refers to a refused row is told once that row is fixed.
     if (issue.cause && [...refusedTables].some((t) => issue.cause!.startsWith(t.collection))) {

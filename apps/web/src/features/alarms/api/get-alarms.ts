@@ -20,3 +20,12 @@ export const getAlarmsQueryOptions = () =>
   });
 
 export const useAlarms = () => useQuery(getAlarmsQueryOptions());
+
+/** The active alarms only (the header's badge, on every page): the history is left at one entry. */
+export const useActiveAlarms = () =>
+  useQuery({
+    queryKey: [...alarmsQueryKey, 'active'],
+    queryFn: async ({ signal }) => (await api.get<AlarmsView>('/api/alarms?limit=1', signal)).data,
+    staleTime: 0,
+    refetchInterval: 2_000,
+  });

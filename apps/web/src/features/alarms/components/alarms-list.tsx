@@ -1,6 +1,7 @@
 import { Fragment, useId } from 'react';
 import { ago, clock, duration } from '@/lib/time';
 import type { AlarmRecord, AlarmsView } from '../api/get-alarms';
+import { SEVERITY_RANK } from './alarm-summary';
 
 export const SEVERITIES = ['critical', 'major', 'minor'] as const;
 
@@ -48,8 +49,6 @@ const breakAtColons = (address: string) =>
 
 /** "21 min 51 s" may break between "21 min" and "51 s", never inside one. */
 const keepUnits = (span: string) => span.replace(/(\d) /g, '$1\u00a0');
-
-const SEVERITY_RANK: Record<string, number> = { critical: 0, major: 1, minor: 2 };
 
 function AlarmTable({
   caption,

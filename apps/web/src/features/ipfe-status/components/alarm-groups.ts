@@ -1,4 +1,5 @@
 import type { SlotAlarm } from '../api/get-ipfe';
+import { SEVERITY_RANK } from '@/features/alarms/components/alarm-summary';
 
 /** Alarms of one code on one IPFE, with what they are on in one line. */
 export interface AlarmGroup {
@@ -9,8 +10,6 @@ export interface AlarmGroup {
   /** "127.0.1.1, 127.0.1.2 (TS 1, 2); TS 3" — empty when the alarm is on the IPFE itself. */
   on: string;
 }
-
-const SEVERITY_RANK: Record<string, number> = { critical: 0, major: 1, minor: 2 };
 
 const tsList = (numbers: number[]) => `TS ${numbers.join(', ')}`;
 

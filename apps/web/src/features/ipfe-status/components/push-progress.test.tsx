@@ -84,6 +84,27 @@ describe('PushProgress', () => {
     );
   });
 
+  it('says the revision is applied but a Target Set is served by nobody, in red', async () => {
+    installFakeApi({
+      ipfe: ipfeView(
+        {
+          A1: { appliedRevision: 13, desiredRevision: 13 },
+          A2: { appliedRevision: 13, desiredRevision: 13 },
+        },
+        [{ targetSet: 2, tsa: '192.168.10.102', reason: 'no IPFE holds 192.168.10.102' }],
+      ),
+    });
+    renderWithRouter(<PushProgress />);
+    act(() => noteCommit(13));
+    expect(
+      await within(panel()).findByText(
+        /2\/2 applied revision 13 · Target Set 2 not served \(192\.168\.10\.102: no IPFE holds/,
+      ),
+    ).toBeInTheDocument();
+    expect(within(panel()).queryByText(/Every configured IPFE runs/)).not.toBeInTheDocument();
+    expect(panel().querySelector('.push-card')).toHaveClass('push-error');
+  });
+
   it('can be dismissed', async () => {
     installFakeApi();
     const { user } = renderWithRouter(<PushProgress />);

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { forgetCommit, useLatestCommit } from '@/lib/commits';
 import { useIpfe, type IpfeSlotView } from '../api/get-ipfe';
+import { unservedWords } from './sync-state';
 
 export type PushPhase = 'acknowledged' | 'rejected' | 'unreachable' | 'pending';
 
@@ -65,6 +66,8 @@ export function PushProgress() {
   }, [commit, known, done]);
 
   const acked = progress.filter((p) => p.phase === 'acknowledged').length;
+  const unserved = ipfe.data?.unserved ?? [];
+  const dark = unservedWords(unserved);
   let outcome: string;
   let tone: string;
   if (!known) {
@@ -75,6 +78,10 @@ export function PushProgress() {
     tone = 'off';
   } else if (rejected) {
     outcome = `IPFE ${rejected.slot} rejected revision ${revision}; it keeps running its previous configuration.`;
+    tone = 'error';
+  } else if (done && dark) {
+    const reasons = unserved.map((u) => `${u.tsa}: ${u.reason}`).join('; ');
+    outcome = `${acked}/${slots.length} applied revision ${revision} · ${dark} (${reasons}).`;
     tone = 'error';
   } else if (done) {
     outcome = `Every configured IPFE runs revision ${revision} (${acked}/${slots.length}).`;

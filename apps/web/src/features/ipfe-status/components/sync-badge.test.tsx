@@ -55,4 +55,55 @@ describe('the header badge', () => {
       '/options',
     );
   });
+
+  it('says "applied", not "in sync", while every IPFE runs the revision but a Target Set is served by nobody', async () => {
+    const reason =
+      'Target Set 2 is active-active but nothing is announced: only the direct data path serves it';
+    installFakeApi({
+      ipfe: ipfeView({}, [{ targetSet: 2, tsa: '192.168.10.102', reason }]),
+    });
+    renderApp('/target-sets');
+    const badge = await screen.findByRole('link', {
+      name: '2/2 applied · Target Set 2 not served',
+    });
+    expect(badge).toHaveClass('sync-error');
+    expect(badge).toHaveAttribute('href', '/target-sets');
+    expect(badge).toHaveAttribute('title', `192.168.10.102: ${reason}`);
+    expect(screen.queryByText(/IPFEs in sync/)).not.toBeInTheDocument();
+  });
+});
+
+describe('the header alarm badge', () => {
+  const alarm = (code: number, severity: string) => ({
+    id: code,
+    slot: 'A1',
+    code,
+    name: `alarm ${code}`,
+    severity,
+    targetSet: null,
+    server: null,
+    text: '',
+    raisedAt: '2026-12-03T00:00:00Z',
+    clearedAt: null,
+  });
+
+  it('shows the active alarms at their highest severity on every page, linking to Alarms', async () => {
+    installFakeApi({
+      alarms: {
+        active: [alarm(5001, 'major'), alarm(5009, 'critical'), alarm(5005, 'minor')],
+        history: [],
+      },
+    });
+    const { user } = renderApp('/target-sets');
+    const badge = await screen.findByRole('link', { name: '3 active alarms · 1 critical' });
+    expect(badge).toHaveClass('sev-critical');
+    await user.click(badge);
+    expect(await screen.findByRole('heading', { name: /Alarms/ })).toBeInTheDocument();
+  });
+
+  it('is quiet when no alarm is active', async () => {
+    installFakeApi();
+    renderApp('/target-sets');
+    expect(await screen.findByRole('link', { name: 'No active alarms' })).toHaveClass('alarm-none');
+  });
 });

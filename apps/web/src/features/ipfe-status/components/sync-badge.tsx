@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { useIpfe } from '../api/get-ipfe';
-import { fleetOf } from './sync-state';
+import { fleetOf, unservedWords } from './sync-state';
 
 const CAUSE_WORDS = {
   rejected: 'rejected',
@@ -10,8 +10,10 @@ const CAUSE_WORDS = {
 
 /**
  * The header's "N/M IPFEs in sync" (M: configured slots): green when every configured IPFE runs
- * the latest revision, amber while a push is pending, red when one rejected it or cannot be
- * reached, with the cause named and linked to its row on the Status page.
+ * the latest revision and every Target Set Address is served, amber while a push is pending, red
+ * when one rejected it or cannot be reached, with the cause named and linked to its row on the
+ * Status page — or, every IPFE having applied it, "N/M applied · Target Set 2 not served", linked
+ * to the Target Sets (applied is not in sync while a TSA is dark).
  */
 export function SyncBadge() {
   const ipfe = useIpfe();
@@ -31,6 +33,16 @@ export function SyncBadge() {
     );
   }
   const cause = fleet.cause;
+  const dark = cause ? null : unservedWords(ipfe.data.unserved);
+  if (dark) {
+    const reasons = ipfe.data.unserved.map((u) => `${u.tsa}: ${u.reason}`).join('; ');
+    return (
+      <Link to="/target-sets" className="sync-badge sync-error" title={reasons}>
+        <span className="sync-dot" aria-hidden="true" />
+        {fleet.synced}/{fleet.configured} applied <span className="sync-cause">· {dark}</span>
+      </Link>
+    );
+  }
   const causeText = cause
     ? `IPFE ${cause.slot} ${CAUSE_WORDS[cause.state as keyof typeof CAUSE_WORDS]}`
     : null;

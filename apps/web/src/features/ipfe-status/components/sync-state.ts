@@ -1,3 +1,4 @@
+import type { UnservedTsa } from '@ipfe/schema';
 import type { IpfeSlotView } from '../api/get-ipfe';
 
 export type Tone = 'ok' | 'warn' | 'error' | 'off';
@@ -75,4 +76,16 @@ export function ownerOf(slots: IpfeSlotView[], tsa: string): IpfeSlotView['slot'
     if (owned) standby = slot.slot;
   }
   return standby;
+}
+
+/**
+ * "Target Set 2 not served", "Target Sets 2 and 5 not served": applied is not served, and the
+ * header and the push strip say which Target Sets nobody serves now. Null when all are served.
+ */
+export function unservedWords(unserved: UnservedTsa[]): string | null {
+  const numbers = [...new Set(unserved.map((u) => u.targetSet))];
+  if (numbers.length === 0) return null;
+  if (numbers.length === 1) return `Target Set ${numbers[0]} not served`;
+  const list = `${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1)}`;
+  return `Target Sets ${list} not served`;
 }

@@ -33,6 +33,7 @@ const rowOf = (n: number) =>
     .getAllByRole('row')
     .find((r) => within(r).queryByRole('rowheader')?.textContent?.startsWith(`${n}IPv4`))!;
 const protocolsOf = (n: number) => within(rowOf(n)).getAllByRole('cell')[1]!;
+const stateOf = (n: number) => within(rowOf(n)).getAllByRole('cell')[0]!;
 
 describe('TargetSetsView', () => {
   it('says SCTP is not forwarded only where the serving IPFE reports it so', () => {
@@ -56,6 +57,31 @@ describe('TargetSetsView', () => {
     expect(protocolsOf(3)).toHaveTextContent(/^TCP, SCTP$/);
     expect(protocolsOf(4)).toHaveTextContent(/^SCTP$/);
     expect(protocolsOf(5)).toHaveTextContent(/^TCP, SCTP$/);
+  });
+
+  it('is green "Enabled" only while it serves: "Not served" with the reason, or "No server available"', () => {
+    const reason =
+      '192.168.10.102: Target Set 2 is active-active but nothing is announced: only the direct data path serves it';
+    renderWithRouter(
+      <TargetSetsView
+        targetSets={[
+          served(1, 'tcp', { owner: 'A1', notForwarded: [] }),
+          { ...served(2, 'tcp', { owner: null, notForwarded: null }), notServed: reason },
+          {
+            ...served(3, 'tcp', { owner: 'A1', notForwarded: [] }),
+            activeBindings: { available: 0, total: 2 },
+          },
+          { ...served(4, 'tcp', { owner: null, notForwarded: null }), disabled: true },
+        ]}
+        selected={null}
+      />,
+    );
+    expect(stateOf(1)).toHaveTextContent(/^Enabled$/);
+    expect(within(stateOf(1)).getByText('Enabled')).toHaveClass('badge-on');
+    expect(stateOf(2)).toHaveTextContent(`Not served${reason}`);
+    expect(within(stateOf(2)).getByText('Not served')).toHaveClass('badge-error');
+    expect(stateOf(3)).toHaveTextContent('No server available0 of 2 servers take new connections');
+    expect(stateOf(4)).toHaveTextContent(/^Disabled$/);
   });
 
   it('names the IPFEs of each address: active and standby, or the active-active group', () => {

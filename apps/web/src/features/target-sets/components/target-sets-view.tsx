@@ -44,6 +44,32 @@ function Protocols({ ts }: { ts: TargetSetView }) {
   );
 }
 
+/**
+ * Enabled is green only while the Target Set serves: one no IPFE serves now says "Not served" and
+ * why (as the agents report), one whose servers all refuse new connections "No server available".
+ */
+function State({ ts }: { ts: TargetSetView }) {
+  if (ts.disabled) return <span className="badge badge-off">Disabled</span>;
+  if (ts.notServed) {
+    return (
+      <>
+        <span className="badge badge-error">Not served</span>
+        <span className="sub error">{ts.notServed}</span>
+      </>
+    );
+  }
+  const bindings = ts.activeBindings;
+  if (bindings && bindings.available === 0 && bindings.total > 0) {
+    return (
+      <>
+        <span className="badge badge-error">No server available</span>
+        <span className="sub error">0 of {bindings.total} servers take new connections</span>
+      </>
+    );
+  }
+  return <span className="badge badge-on">Enabled</span>;
+}
+
 /** The IPFEs that serve an address: the active one and its standby, or the active-active group. */
 function Tsa({
   tsa,
@@ -139,9 +165,7 @@ export function TargetSetsView({
                     <span className="sub">{ts.family === 'ipv4' ? 'IPv4' : 'IPv6'}</span>
                   </th>
                   <td>
-                    <span className={`badge ${ts.disabled ? 'badge-off' : 'badge-on'}`}>
-                      {ts.disabled ? 'Disabled' : 'Enabled'}
-                    </span>
+                    <State ts={ts} />
                   </td>
                   <td>
                     <Protocols ts={ts} />
