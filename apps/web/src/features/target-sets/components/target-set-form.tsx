@@ -13,7 +13,7 @@ import {
   type IpfeSlot,
   type TargetSet,
 } from '@ipfe/schema';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useFormState, useWatch } from 'react-hook-form';
 import { Link } from 'react-router';
 import {
@@ -136,7 +136,9 @@ export function TargetSetForm({
   };
   const values = useWatch({ control }) as TargetSetFormValues;
 
-  const live = useMemo(() => checkInContext(values, context), [values, context]);
+  // The rules that span entities follow the typing one render behind: a keystroke paints first.
+  const checkedValues = useDeferredValue(values);
+  const live = useMemo(() => checkInContext(checkedValues, context), [checkedValues, context]);
   const savedList = useMemo(
     () =>
       targetSet && {
