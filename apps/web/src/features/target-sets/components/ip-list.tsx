@@ -14,6 +14,7 @@ import {
   useWatch,
   type FieldError,
   type UseFieldArrayRemove,
+  type UseFormRegister,
 } from 'react-hook-form';
 import { Button } from '@/components/ui/button';
 import { FieldMessage } from '@/components/ui/form';
@@ -59,15 +60,17 @@ export function IpList({
   /** An issue of the list as a whole (partly overlapping lists, all weights 0). */
   listError: string | undefined;
 }) {
-  const { control, setValue, getValues, getFieldState, trigger, watch, clearErrors } =
+  const { control, register, setValue, getValues, getFieldState, trigger, clearErrors } =
     useFormContext<TargetSetFormValues>();
   // The list's own issue (overlap, all weights 0) as the last save found it goes once the list
   // changes; from then on the live check (`listError`) tells.
   const listChanged = useCallback(() => clearErrors('servers.root' as 'servers'), [clearErrors]);
   const { errors } = useFormState({ control, name: 'servers' });
   const { fields, append, remove } = useFieldArray({ control, name: 'servers' });
-  // watch(), not useWatch(): right after a row is removed, the rows must match `fields`.
-  const rows = watch('servers') ?? [];
+  // Subscribed here, not at the form (watch() would render the whole form at every keystroke);
+  // read with getValues(): right after a row is removed, the rows must match `fields`.
+  useWatch({ control, name: 'servers' });
+  const rows = getValues('servers') ?? [];
   const secondaryTsa = useWatch({ control, name: 'secondary.address' }) ?? '';
   const hasSecondary = secondaryTsa.trim() !== '';
   const id = useId();
@@ -77,6 +80,16 @@ export function IpList({
   const rowAddresses = rows.map((r) => r.address).join(' ');
   const chosen = useMemo(() => new Set(rowAddresses.split(' ').filter(Boolean)), [rowAddresses]);
   const total = rows.reduce((sum, r) => sum + weightOf(r.weight), 0);
+  // The chart's labels name each row's server: looked up as the addresses change, not as weights do.
+  const shareLabels = useMemo(
+    () =>
+      rowAddresses.split(' ').map((address, i) => {
+        if (!address) return `row ${i + 1}`;
+        const server = serverOf(appServers, address);
+        return server ? `${address} (${server.name})` : address;
+      }),
+    [rowAddresses, appServers],
+  );
 
   // A row's Secondary IP Address follows its IP Address and the secondary TSA's family: when
   // either changes, a value the pull-down no longer offers goes, and the server's only address of
@@ -173,6 +186,7 @@ export function IpList({
                   secondaryTsa={secondaryTsa}
                   listChanged={listChanged}
                   remove={remove}
+                  register={register}
                 />
               );
             })}
@@ -207,9 +221,7 @@ export function IpList({
       <ShareChart
         title="Share of new connections per server"
         shares={rows.map((r, i) => ({
-          label: r.address
-            ? `${r.address}${serverOf(appServers, r.address) ? ` (${serverOf(appServers, r.address)!.name})` : ''}`
-            : `row ${i + 1}`,
+          label: shareLabels[i] ?? `row ${i + 1}`,
           pct: chancePct(weightOf(r.weight), total),
         }))}
       />
@@ -236,6 +248,8 @@ interface IpListRowProps {
   secondaryTsa: string;
   listChanged: () => void;
   remove: UseFieldArrayRemove;
+  /** Given, not read from the form's context: the context changes with every keystroke. */
+  register: UseFormRegister<TargetSetFormValues>;
 }
 
 /**
@@ -259,8 +273,8 @@ const IpListRow = memo(function IpListRow({
   secondaryTsa,
   listChanged,
   remove,
+  register,
 }: IpListRowProps) {
-  const { register } = useFormContext<TargetSetFormValues>();
   const hasSecondary = secondaryTsa.trim() !== '';
   const secondaryFamily = hasSecondary ? ipFamily(secondaryTsa.trim()) : null;
   const secondaryLabel = secondaryFamily === 'ipv6' ? 'IPv6' : 'IPv4';
