@@ -6,7 +6,17 @@ import {
   WEIGHT,
   type AppServer,
 } from '@ipfe/schema';
-import { createContext, memo, use, useCallback, useEffect, useId, useMemo, useRef } from 'react';
+import {
+  createContext,
+  memo,
+  use,
+  useCallback,
+  useDeferredValue,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+} from 'react';
 import {
   useFieldArray,
   useFormContext,
@@ -33,14 +43,18 @@ const formatRange = (range: { start: number; end: number } | undefined) =>
 
 const weightOf = (w: unknown) => (typeof w === 'number' && Number.isFinite(w) && w > 0 ? w : 0);
 
-/** The sum of the list's weights: a keystroke in one row changes every row's chance, and no more. */
-const TotalWeight = createContext(0);
+/**
+ * Every row's chance of selection (%), one render behind the typing: a keystroke in one row
+ * paints its digit first, then every row's chance and the chart follow.
+ */
+const Chances = createContext<{ total: number; pcts: number[] }>({ total: 0, pcts: [] });
 
-function Chance({ weight, n }: { weight: unknown; n: number }) {
-  const total = use(TotalWeight);
+function Chance({ index }: { index: number }) {
+  const { total, pcts } = use(Chances);
+  const pct = pcts[index];
   return (
-    <output aria-label={`Chance of selection, row ${n}`}>
-      {total > 0 ? `${chancePct(weightOf(weight), total).toFixed(1)} %` : '—'}
+    <output aria-label={`Chance of selection, row ${index + 1}`}>
+      {total > 0 && pct !== undefined ? `${pct.toFixed(1)} %` : '—'}
     </output>
   );
 }
@@ -79,7 +93,12 @@ export function IpList({
   // `rows` is changed in place: its addresses, spelled out, tell when a row's address changes.
   const rowAddresses = rows.map((r) => r.address).join(' ');
   const chosen = useMemo(() => new Set(rowAddresses.split(' ').filter(Boolean)), [rowAddresses]);
-  const total = rows.reduce((sum, r) => sum + weightOf(r.weight), 0);
+  const weights = useDeferredValue(rows.map((r) => weightOf(r.weight)).join(' '));
+  const chances = useMemo(() => {
+    const list = weights === '' ? [] : weights.split(' ').map(Number);
+    const total = list.reduce((sum, w) => sum + w, 0);
+    return { total, pcts: list.map((w) => chancePct(w, total)) };
+  }, [weights]);
   // The chart's labels name each row's server: looked up as the addresses change, not as weights do.
   const shareLabels = useMemo(
     () =>
@@ -163,7 +182,7 @@ export function IpList({
           </tr>
         </thead>
         <tbody>
-          <TotalWeight value={total}>
+          <Chances value={chances}>
             {fields.map((field, index) => {
               const row = rows[index];
               const err = rowErrors?.[index];
@@ -174,7 +193,6 @@ export function IpList({
                   index={index}
                   address={row?.address ?? ''}
                   secondaryAddress={row?.secondaryAddress ?? ''}
-                  weight={row?.weight}
                   addressError={err?.address?.message}
                   secondaryError={err?.secondaryAddress?.message}
                   descriptionError={err?.description?.message}
@@ -190,7 +208,7 @@ export function IpList({
                 />
               );
             })}
-          </TotalWeight>
+          </Chances>
         </tbody>
       </table>
       {listMessage && (
@@ -220,9 +238,9 @@ export function IpList({
       </div>
       <ShareChart
         title="Share of new connections per server"
-        shares={rows.map((r, i) => ({
-          label: shareLabels[i] ?? `row ${i + 1}`,
-          pct: chancePct(weightOf(r.weight), total),
+        shares={shareLabels.slice(0, rows.length).map((label, i) => ({
+          label,
+          pct: chances.pcts[i] ?? 0,
         }))}
       />
     </div>
@@ -235,7 +253,6 @@ interface IpListRowProps {
   index: number;
   address: string;
   secondaryAddress: string;
-  weight: unknown;
   addressError: string | undefined;
   secondaryError: string | undefined;
   descriptionError: string | undefined;
@@ -254,14 +271,13 @@ interface IpListRowProps {
 
 /**
  * One row of the IP list. Its props are what it shows, so that a keystroke in one row renders
- * that row only (and the chance of selection of every row, which reads the total).
+ * that row only (the chance of selection of every row follows, see `Chances`).
  */
 const IpListRow = memo(function IpListRow({
   cellId,
   index,
   address,
   secondaryAddress,
-  weight,
   addressError,
   secondaryError,
   descriptionError,
@@ -374,7 +390,7 @@ const IpListRow = memo(function IpListRow({
         <FieldMessage id={cell('weight')} error={weightError} />
       </td>
       <td className="num">
-        <Chance weight={weight} n={n} />
+        <Chance index={index} />
       </td>
       <td className="num">
         <output aria-label={`Initiator Port Range, row ${n}`}>
