@@ -5,7 +5,7 @@ import { portRangeOfSlice } from './derive.ts';
 import { errorsOf, warningsOf, type ConfigIssue } from './issues.ts';
 import { APP_SERVERS_MAX, PEER_NODE_GROUPS_MAX, XSI_NETWORKS_MAX } from './limits.ts';
 import type { AppServer } from './network.ts';
-import { checkConfiguration } from './rules.ts';
+import { checkConfiguration, checkTargetSetIn } from './rules.ts';
 import type { TargetSetInput } from './target-set.ts';
 import { fieldErrorsOf } from './zod-issues.ts';
 
@@ -869,5 +869,65 @@ describe('unknown and derived keys in a configuration', () => {
       { path: 'targetSets.0.primary.standbyIpfe', message: 'This field cannot be changed' },
       { path: 'colour', message: 'colour is not a field here' },
     ]);
+  });
+});
+
+describe('checkTargetSetIn: the issues of one Target Set, the rest unchecked', () => {
+  // Each configuration breaks rules of its own Target Sets and of other entities.
+  const cases: [string, ConfigInput][] = [
+    ['a valid configuration', baseConfig()],
+    [
+      'partly overlapping lists, a duplicate number and an address off the XSI networks',
+      configWith({
+        appServers: [...baseConfig().appServers, appServer('mp4', 3, '10.9.0.14')],
+        targetSets: [
+          targetSet(1, '10.0.0.100', ['10.0.0.11', '10.0.0.12']),
+          targetSet(1, '10.0.0.110', ['10.0.0.12', '10.0.0.13', '10.9.0.14']),
+          targetSet(3, '10.0.5.120', ['10.0.0.11', '10.0.0.11'], { deleteAgeSeconds: 20 }),
+        ],
+      }),
+    ],
+    [
+      'a secondary address, rows without one, a TSA used twice and an unconfigured IPFE',
+      configWith({
+        options: { ipfe: { A1: { address: '10.0.0.201' } }, monitorProtocol: 'disabled' },
+        targetSets: [
+          targetSet(1, '10.0.0.100', [], {
+            secondary: { address: '2001:db8::100', activeIpfe: 'A2' },
+            servers: [
+              { address: '10.0.0.11' },
+              { address: '10.0.0.12', secondaryAddress: '10.0.0.12' },
+            ],
+          }),
+          targetSet(2, '2001:db8::100', ['2001:db8::11', '10.0.0.12'], { algorithm: 'hash' }),
+        ],
+      }),
+    ],
+    [
+      'all weights 0 and a server that is no application server',
+      configWith({
+        targetSets: [
+          targetSet(1, '10.0.0.100', [], {
+            servers: [
+              { address: '10.0.0.11', weight: 0 },
+              { address: '10.0.0.99', weight: 0 },
+            ],
+          }),
+        ],
+      }),
+    ],
+  ];
+  it.each(cases)('%s: what checkConfiguration puts on that Target Set', (name, input) => {
+    const config = configurationShape.parse(input);
+    const all = checkConfiguration(config);
+    config.targetSets.forEach((_ts, i) => {
+      const own = all.filter((issue) => issue.path.startsWith(`targetSets.${i}.`));
+      expect(checkTargetSetIn(config, i)).toEqual(own);
+    });
+    expect(all.length > 0).toBe(name !== 'a valid configuration');
+  });
+
+  it('a Target Set the configuration does not hold is a RangeError', () => {
+    expect(() => checkTargetSetIn(configurationShape.parse(baseConfig()), 1)).toThrow(RangeError);
   });
 });

@@ -20,6 +20,29 @@ import type { TargetSet } from './target-set.ts';
  * entity that refers (the Target Set) and `cause` points at the entity that can cure it.
  */
 export function checkConfiguration(config: Configuration): ConfigIssue[] {
+  const { issues, add, warn } = collector();
+  checkOptions(config, add);
+  checkXsiNetworks(config, add);
+  checkAppServers(config, add);
+  checkPeerNodeGroups(config, add);
+  config.targetSets.forEach((ts, i) => checkTargetSet(config, i, ts, add, warn));
+  return issues;
+}
+
+/**
+ * The issues that `checkConfiguration` puts on the Target Set at `index` (paths under
+ * `targetSets.<index>.`), in the same order, without checking the rest of the configuration:
+ * what a form editing that one Target Set shows as it is typed.
+ */
+export function checkTargetSetIn(config: Configuration, index: number): ConfigIssue[] {
+  const ts = config.targetSets[index];
+  if (!ts) throw new RangeError(`the configuration has no Target Set at index ${index}`);
+  const { issues, add, warn } = collector();
+  checkTargetSet(config, index, ts, add, warn);
+  return issues;
+}
+
+function collector() {
   const issues: ConfigIssue[] = [];
   const add: Add = (path, message, cause, causeMessage, where) =>
     issues.push({
@@ -30,15 +53,8 @@ export function checkConfiguration(config: Configuration): ConfigIssue[] {
       ...(causeMessage ? { causeMessage } : {}),
       ...where,
     });
-  const warn = (path: string, message: string) =>
-    issues.push({ path, message, severity: 'warning' });
-
-  checkOptions(config, add);
-  checkXsiNetworks(config, add);
-  checkAppServers(config, add);
-  checkPeerNodeGroups(config, add);
-  config.targetSets.forEach((ts, i) => checkTargetSet(config, i, ts, add, warn));
-  return issues;
+  const warn: Warn = (path, message) => issues.push({ path, message, severity: 'warning' });
+  return { issues, add, warn };
 }
 
 type Add = (

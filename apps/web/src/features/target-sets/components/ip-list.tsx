@@ -6,7 +6,17 @@ import {
   WEIGHT,
   type AppServer,
 } from '@ipfe/schema';
-import { useEffect, useId, useRef } from 'react';
+import {
+  createContext,
+  memo,
+  use,
+  useCallback,
+  useDeferredValue,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+} from 'react';
 import { Link } from 'react-router';
 import {
   useFieldArray,
@@ -14,6 +24,8 @@ import {
   useFormState,
   useWatch,
   type FieldError,
+  type UseFieldArrayRemove,
+  type UseFormRegister,
 } from 'react-hook-form';
 import { Button } from '@/components/ui/button';
 import { FieldMessage } from '@/components/ui/form';
@@ -33,6 +45,22 @@ const formatRange = (range: { start: number; end: number } | undefined) =>
 const weightOf = (w: unknown) => (typeof w === 'number' && Number.isFinite(w) && w > 0 ? w : 0);
 
 /**
+ * Every row's chance of selection (%), one render behind the typing: a keystroke in one row
+ * paints its digit first, then every row's chance and the chart follow.
+ */
+const Chances = createContext<{ total: number; pcts: number[] }>({ total: 0, pcts: [] });
+
+function Chance({ index }: { index: number }) {
+  const { total, pcts } = use(Chances);
+  const pct = pcts[index];
+  return (
+    <output aria-label={`Chance of selection, row ${index + 1}`}>
+      {total > 0 && pct !== undefined ? `${pct.toFixed(1)} %` : '—'}
+    </output>
+  );
+}
+
+/**
  * The Target Set IP List: one row per application server address, chosen from the servers of the
  * Target Set's family. Each row shows its Initiator Port Range and chance of selection, which
  * follow the weights as they are typed, and the chart shows every server's share.
@@ -47,30 +75,47 @@ export function IpList({
   /** An issue of the list as a whole (partly overlapping lists, all weights 0). */
   listError: string | undefined;
 }) {
-  const { control, register, setValue, getValues, getFieldState, trigger, watch, clearErrors } =
+  const { control, register, setValue, getValues, getFieldState, trigger, clearErrors } =
     useFormContext<TargetSetFormValues>();
   // The list's own issue (overlap, all weights 0) as the last save found it goes once the list
   // changes; from then on the live check (`listError`) tells.
-  const listChanged = () => clearErrors('servers.root' as 'servers');
+  const listChanged = useCallback(() => clearErrors('servers.root' as 'servers'), [clearErrors]);
   const { errors } = useFormState({ control, name: 'servers' });
   const { fields, append, remove } = useFieldArray({ control, name: 'servers' });
-  // watch(), not useWatch(): right after a row is removed, the rows must match `fields`.
-  const rows = watch('servers') ?? [];
+  // Subscribed here, not at the form (watch() would render the whole form at every keystroke);
+  // read with getValues(): right after a row is removed, the rows must match `fields`.
+  useWatch({ control, name: 'servers' });
+  const rows = getValues('servers') ?? [];
   const secondaryTsa = useWatch({ control, name: 'secondary.address' }) ?? '';
   const hasSecondary = secondaryTsa.trim() !== '';
   const id = useId();
 
-  const all = addressesOfFamily(appServers, family);
-  const chosen = new Set(rows.map((r) => r.address).filter(Boolean));
-  const total = rows.reduce((sum, r) => sum + weightOf(r.weight), 0);
+  const all = useMemo(() => addressesOfFamily(appServers, family), [appServers, family]);
+  // `rows` is changed in place: its addresses, spelled out, tell when a row's address changes.
+  const rowAddresses = rows.map((r) => r.address).join(' ');
+  const chosen = useMemo(() => new Set(rowAddresses.split(' ').filter(Boolean)), [rowAddresses]);
+  const weights = useDeferredValue(rows.map((r) => weightOf(r.weight)).join(' '));
+  const chances = useMemo(() => {
+    const list = weights === '' ? [] : weights.split(' ').map(Number);
+    const total = list.reduce((sum, w) => sum + w, 0);
+    return { total, pcts: list.map((w) => chancePct(w, total)) };
+  }, [weights]);
+  // The chart's labels name each row's server: looked up as the addresses change, not as weights do.
+  const shareLabels = useMemo(
+    () =>
+      rowAddresses.split(' ').map((address, i) => {
+        if (!address) return `row ${i + 1}`;
+        const server = serverOf(appServers, address);
+        return server ? `${address} (${server.name})` : address;
+      }),
+    [rowAddresses, appServers],
+  );
 
   // A row's Secondary IP Address follows its IP Address and the secondary TSA's family: when
   // either changes, a value the pull-down no longer offers goes, and the server's only address of
   // that family is chosen. The pull-down is controlled, so what it shows is what is saved.
   const secondaryFamily = hasSecondary ? ipFamily(secondaryTsa.trim()) : null;
   const followed = useRef(new Map<string, string>());
-  // `rows` is changed in place: its addresses, spelled out, tell when a row's address changes.
-  const rowAddresses = rows.map((r) => r.address).join(' ');
   useEffect(() => {
     const seen = followed.current;
     fields.forEach((field, i) => {
@@ -105,7 +150,6 @@ export function IpList({
   const available = all.filter((c) => !chosen.has(c.address));
   const canAdd = available.length > 0 && fields.length < TARGET_SET_SERVERS.max;
   const familyLabel = family === 'ipv4' ? 'IPv4' : 'IPv6';
-  const secondaryLabel = secondaryFamily === 'ipv6' ? 'IPv6' : 'IPv4';
   const rowErrors = errors.servers as
     | (Record<number, Partial<Record<keyof TargetSetFormValues['servers'][number], FieldError>>> & {
         root?: FieldError;
@@ -141,137 +185,33 @@ export function IpList({
           </tr>
         </thead>
         <tbody>
-          {fields.map((field, index) => {
-            const row = rows[index];
-            const address = row?.address ?? '';
-            const server = serverOf(appServers, address);
-            const own = all.filter((c) => c.address === address || !chosen.has(c.address));
-            const secondaries = secondaryChoices(appServers, address, secondaryTsa);
-            // Without a secondary TSA a row saves no secondary address, whatever it held.
-            const secondaryValue = hasSecondary ? (row?.secondaryAddress ?? '') : '';
-            const secondaryPrompt = !hasSecondary
-              ? 'None'
-              : address === ''
-                ? 'Choose the IP Address first'
-                : secondaries.length === 0
-                  ? `No ${secondaryFamily ? `${secondaryLabel} ` : 'other '}address`
-                  : 'Choose an address…';
-            const err = rowErrors?.[index];
-            const n = index + 1;
-            const cell = (name: string) => `${id}-${field.id}-${name}`;
-            const addressRegistration = register(`servers.${index}.address`);
-            const pct = chancePct(weightOf(row?.weight), total);
-            return (
-              <tr key={field.id}>
-                <td className="num">{n}</td>
-                <td>
-                  <select
-                    id={cell('address')}
-                    className="input"
-                    aria-label={`IP Address, row ${n}`}
-                    aria-invalid={err?.address ? true : undefined}
-                    aria-describedby={err?.address ? `${cell('address')}-error` : undefined}
-                    {...addressRegistration}
-                    value={address}
-                    onChange={(event) => {
-                      listChanged();
-                      void addressRegistration.onChange(event);
-                    }}
-                  >
-                    <option value="">Choose an address…</option>
-                    {address !== '' && !own.some((c) => c.address === address) && (
-                      <option value={address}>{address}</option>
-                    )}
-                    {own.map((c) => (
-                      <option key={c.address} value={c.address}>
-                        {c.address} ({c.server.name})
-                      </option>
-                    ))}
-                  </select>
-                  <FieldMessage id={cell('address')} error={err?.address?.message} />
-                </td>
-                <td>
-                  <select
-                    id={cell('secondary')}
-                    className="input"
-                    aria-label={`Secondary IP Address, row ${n}`}
-                    disabled={!hasSecondary}
-                    title={hasSecondary ? undefined : 'Set a Secondary Address first'}
-                    aria-invalid={err?.secondaryAddress ? true : undefined}
-                    aria-describedby={
-                      err?.secondaryAddress ? `${cell('secondary')}-error` : undefined
-                    }
-                    {...register(`servers.${index}.secondaryAddress`)}
-                    value={secondaryValue}
-                  >
-                    <option value="">{secondaryPrompt}</option>
-                    {secondaryValue !== '' && !secondaries.includes(secondaryValue) && (
-                      <option value={secondaryValue}>{secondaryValue}</option>
-                    )}
-                    {secondaries.map((a) => (
-                      <option key={a} value={a}>
-                        {a}
-                      </option>
-                    ))}
-                  </select>
-                  <FieldMessage
-                    id={cell('secondary')}
-                    error={hasSecondary ? err?.secondaryAddress?.message : undefined}
-                  />
-                </td>
-                <td>
-                  <input
-                    id={cell('description')}
-                    className="input"
-                    aria-label={`Description, row ${n}`}
-                    maxLength={DESCRIPTION_LENGTH.max + 10}
-                    aria-invalid={err?.description ? true : undefined}
-                    aria-describedby={err?.description ? `${cell('description')}-error` : undefined}
-                    {...register(`servers.${index}.description`)}
-                  />
-                  <FieldMessage id={cell('description')} error={err?.description?.message} />
-                </td>
-                <td>
-                  <input
-                    id={cell('weight')}
-                    className="input input-narrow"
-                    type="number"
-                    aria-label={`Weighting, row ${n}`}
-                    aria-invalid={err?.weight ? true : undefined}
-                    aria-describedby={err?.weight ? `${cell('weight')}-error` : undefined}
-                    {...register(`servers.${index}.weight`, {
-                      valueAsNumber: true,
-                      onChange: listChanged,
-                    })}
-                  />
-                  <FieldMessage id={cell('weight')} error={err?.weight?.message} />
-                </td>
-                <td className="num">
-                  <output aria-label={`Chance of selection, row ${n}`}>
-                    {total > 0 ? `${pct.toFixed(1)} %` : '—'}
-                  </output>
-                </td>
-                <td className="num">
-                  <output aria-label={`Initiator Port Range, row ${n}`}>
-                    {formatRange(server?.initiatorPortRange)}
-                  </output>
-                </td>
-                <td>
-                  <Button
-                    variant="link"
-                    aria-label={`Remove row ${n}${address ? ` (${address})` : ''}`}
-                    disabled={fields.length <= TARGET_SET_SERVERS.min}
-                    onClick={() => {
-                      listChanged();
-                      remove(index);
-                    }}
-                  >
-                    Remove
-                  </Button>
-                </td>
-              </tr>
-            );
-          })}
+          <Chances value={chances}>
+            {fields.map((field, index) => {
+              const row = rows[index];
+              const err = rowErrors?.[index];
+              return (
+                <IpListRow
+                  key={field.id}
+                  cellId={`${id}-${field.id}`}
+                  index={index}
+                  address={row?.address ?? ''}
+                  secondaryAddress={row?.secondaryAddress ?? ''}
+                  addressError={err?.address?.message}
+                  secondaryError={err?.secondaryAddress?.message}
+                  descriptionError={err?.description?.message}
+                  weightError={err?.weight?.message}
+                  removable={fields.length > TARGET_SET_SERVERS.min}
+                  appServers={appServers}
+                  all={all}
+                  chosen={chosen}
+                  secondaryTsa={secondaryTsa}
+                  listChanged={listChanged}
+                  remove={remove}
+                  register={register}
+                />
+              );
+            })}
+          </Chances>
         </tbody>
       </table>
       {listMessage && (
@@ -301,13 +241,178 @@ export function IpList({
       </div>
       <ShareChart
         title="Share of new connections per server"
-        shares={rows.map((r, i) => ({
-          label: r.address
-            ? `${r.address}${serverOf(appServers, r.address) ? ` (${serverOf(appServers, r.address)!.name})` : ''}`
-            : `row ${i + 1}`,
-          pct: chancePct(weightOf(r.weight), total),
+        shares={shareLabels.slice(0, rows.length).map((label, i) => ({
+          label,
+          pct: chances.pcts[i] ?? 0,
         }))}
       />
     </div>
   );
 }
+
+interface IpListRowProps {
+  /** The start of the ids of the row's cells (the list's id and the row's field id). */
+  cellId: string;
+  index: number;
+  address: string;
+  secondaryAddress: string;
+  addressError: string | undefined;
+  secondaryError: string | undefined;
+  descriptionError: string | undefined;
+  weightError: string | undefined;
+  removable: boolean;
+  appServers: AppServer[];
+  all: ReturnType<typeof addressesOfFamily>;
+  /** The addresses the list's rows hold. */
+  chosen: Set<string>;
+  secondaryTsa: string;
+  listChanged: () => void;
+  remove: UseFieldArrayRemove;
+  /** Given, not read from the form's context: the context changes with every keystroke. */
+  register: UseFormRegister<TargetSetFormValues>;
+}
+
+/**
+ * One row of the IP list. Its props are what it shows, so that a keystroke in one row renders
+ * that row only (the chance of selection of every row follows, see `Chances`).
+ */
+const IpListRow = memo(function IpListRow({
+  cellId,
+  index,
+  address,
+  secondaryAddress,
+  addressError,
+  secondaryError,
+  descriptionError,
+  weightError,
+  removable,
+  appServers,
+  all,
+  chosen,
+  secondaryTsa,
+  listChanged,
+  remove,
+  register,
+}: IpListRowProps) {
+  const hasSecondary = secondaryTsa.trim() !== '';
+  const secondaryFamily = hasSecondary ? ipFamily(secondaryTsa.trim()) : null;
+  const secondaryLabel = secondaryFamily === 'ipv6' ? 'IPv6' : 'IPv4';
+  const server = serverOf(appServers, address);
+  const own = all.filter((c) => c.address === address || !chosen.has(c.address));
+  const secondaries = secondaryChoices(appServers, address, secondaryTsa);
+  // Without a secondary TSA a row saves no secondary address, whatever it held.
+  const secondaryValue = hasSecondary ? secondaryAddress : '';
+  const secondaryPrompt = !hasSecondary
+    ? 'None'
+    : address === ''
+      ? 'Choose the IP Address first'
+      : secondaries.length === 0
+        ? `No ${secondaryFamily ? `${secondaryLabel} ` : 'other '}address`
+        : 'Choose an address…';
+  const n = index + 1;
+  const cell = (name: string) => `${cellId}-${name}`;
+  const addressRegistration = register(`servers.${index}.address`);
+  return (
+    <tr>
+      <td className="num">{n}</td>
+      <td>
+        <select
+          id={cell('address')}
+          className="input"
+          aria-label={`IP Address, row ${n}`}
+          aria-invalid={addressError ? true : undefined}
+          aria-describedby={addressError ? `${cell('address')}-error` : undefined}
+          {...addressRegistration}
+          value={address}
+          onChange={(event) => {
+            listChanged();
+            void addressRegistration.onChange(event);
+          }}
+        >
+          <option value="">Choose an address…</option>
+          {address !== '' && !own.some((c) => c.address === address) && (
+            <option value={address}>{address}</option>
+          )}
+          {own.map((c) => (
+            <option key={c.address} value={c.address}>
+              {c.address} ({c.server.name})
+            </option>
+          ))}
+        </select>
+        <FieldMessage id={cell('address')} error={addressError} />
+      </td>
+      <td>
+        <select
+          id={cell('secondary')}
+          className="input"
+          aria-label={`Secondary IP Address, row ${n}`}
+          disabled={!hasSecondary}
+          title={hasSecondary ? undefined : 'Set a Secondary Address first'}
+          aria-invalid={secondaryError ? true : undefined}
+          aria-describedby={secondaryError ? `${cell('secondary')}-error` : undefined}
+          {...register(`servers.${index}.secondaryAddress`)}
+          value={secondaryValue}
+        >
+          <option value="">{secondaryPrompt}</option>
+          {secondaryValue !== '' && !secondaries.includes(secondaryValue) && (
+            <option value={secondaryValue}>{secondaryValue}</option>
+          )}
+          {secondaries.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+        <FieldMessage id={cell('secondary')} error={hasSecondary ? secondaryError : undefined} />
+      </td>
+      <td>
+        <input
+          id={cell('description')}
+          className="input"
+          aria-label={`Description, row ${n}`}
+          maxLength={DESCRIPTION_LENGTH.max + 10}
+          aria-invalid={descriptionError ? true : undefined}
+          aria-describedby={descriptionError ? `${cell('description')}-error` : undefined}
+          {...register(`servers.${index}.description`)}
+        />
+        <FieldMessage id={cell('description')} error={descriptionError} />
+      </td>
+      <td>
+        <input
+          id={cell('weight')}
+          className="input input-narrow"
+          type="number"
+          aria-label={`Weighting, row ${n}`}
+          aria-invalid={weightError ? true : undefined}
+          aria-describedby={weightError ? `${cell('weight')}-error` : undefined}
+          {...register(`servers.${index}.weight`, {
+            valueAsNumber: true,
+            onChange: listChanged,
+          })}
+        />
+        <FieldMessage id={cell('weight')} error={weightError} />
+      </td>
+      <td className="num">
+        <Chance index={index} />
+      </td>
+      <td className="num">
+        <output aria-label={`Initiator Port Range, row ${n}`}>
+          {formatRange(server?.initiatorPortRange)}
+        </output>
+      </td>
+      <td>
+        <Button
+          variant="link"
+          aria-label={`Remove row ${n}${address ? ` (${address})` : ''}`}
+          disabled={!removable}
+          onClick={() => {
+            listChanged();
+            remove(index);
+          }}
+        >
+          Remove
+        </Button>
+      </td>
+    </tr>
+  );
+});

@@ -271,6 +271,40 @@ describe('TargetSetForm (Insert)', () => {
     expect(row(2)).toHaveTextContent('17920–18431');
   });
 
+  it('keeps every row’s chance, the chart and the rows’ errors right as weights are typed and a row is removed', async () => {
+    const { user } = renderForm();
+    await user.selectOptions(screen.getByLabelText('IP Address, row 1'), '192.168.10.13');
+    await user.click(screen.getByRole('button', { name: 'Add server' }));
+    await user.selectOptions(screen.getByLabelText('IP Address, row 2'), '192.168.10.14');
+    await user.click(screen.getByRole('button', { name: 'Add server' }));
+    await user.selectOptions(screen.getByLabelText('IP Address, row 3'), '192.168.10.11');
+    // Row 2 left once, then typed: its error shows as typed, the others' chances follow.
+    const weight = screen.getByLabelText('Weighting, row 2');
+    await user.click(weight);
+    await user.tab();
+    await user.clear(weight);
+    await user.type(weight, '70000');
+    expect(
+      await screen.findByText(/Weighting must be a whole number from 0 to 65535/),
+    ).toBeVisible();
+    await user.clear(weight);
+    await user.type(weight, '200');
+    await waitFor(() =>
+      expect(screen.queryByText(/Weighting must be a whole number/)).not.toBeInTheDocument(),
+    );
+    expect(screen.getByLabelText('Chance of selection, row 1')).toHaveTextContent('25.0 %');
+    expect(screen.getByLabelText('Chance of selection, row 2')).toHaveTextContent('50.0 %');
+    expect(screen.getByLabelText('Chance of selection, row 3')).toHaveTextContent('25.0 %');
+    await user.click(screen.getByRole('button', { name: 'Remove row 1 (192.168.10.13)' }));
+    expect(screen.getByLabelText('Weighting, row 1')).toHaveValue(200);
+    expect(screen.getByLabelText('Chance of selection, row 1')).toHaveTextContent('66.7 %');
+    expect(screen.getByLabelText('Chance of selection, row 2')).toHaveTextContent('33.3 %');
+    expect(screen.queryByLabelText('Chance of selection, row 3')).toBeNull();
+    expect(
+      screen.getByRole('img', { name: /Share of new connections per server/ }),
+    ).toHaveAccessibleName(/192\.168\.10\.14 \(mp4\): 66\.7 %; 192\.168\.10\.11 \(mp1\): 33\.3 %$/);
+  });
+
   it('refuses an IP list that partly overlaps another Target Set’s', async () => {
     const { user, save } = renderForm();
     await user.type(screen.getByLabelText(/^\*?Address$/), '192.168.10.200');

@@ -13,7 +13,8 @@ import {
   type IpfeSlot,
   type TargetSet,
 } from '@ipfe/schema';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import type { Control } from 'react-hook-form';
 import { useFormState, useWatch } from 'react-hook-form';
 import { Link } from 'react-router';
 import {
@@ -45,11 +46,12 @@ import {
   secondaryGap,
   toTargetSetBody,
   unusedNumbers,
+  type ContextIssues,
   type Family,
   type TargetSetContext,
   type TargetSetFormValues,
 } from './form-model';
-import { ChangePreview } from './change-preview';
+import { ChangePreview, type ChangePreviewProps } from './change-preview';
 import { IpList } from './ip-list';
 import { ServingFields } from './serving-fields';
 
@@ -134,9 +136,14 @@ export function TargetSetForm({
     await form.handleSubmit(onValid, onInvalid)(event);
     return undefined;
   };
-  const values = useWatch({ control }) as TargetSetFormValues;
-
-  const live = useMemo(() => checkInContext(values, context), [values, context]);
+  // The fields the page's own rendering reads; the IP list and the checks that read every field
+  // subscribe themselves (LiveChecks, EditedPreview), so that a keystroke in a row does not
+  // render the whole form.
+  const [serving, algorithm, leastLoad, secondary, primary, chosenNumber] = useWatch({
+    control,
+    name: ['serving', 'algorithm', 'leastLoad', 'secondary', 'primary', 'number'],
+  });
+  const [live, setLive] = useState<LiveIssues>(() => liveIssues(form.getValues(), context));
   const savedList = useMemo(
     () =>
       targetSet && {
@@ -198,7 +205,7 @@ export function TargetSetForm({
         <Link to="/options">{MESSAGES.configureIpfe}</Link>.
       </>
     ) : undefined;
-  const activeActive = values.serving === 'activeActive';
+  const activeActive = serving === 'activeActive';
   const standbyText = (active: IpfeSlot | '' | undefined) => {
     if (activeActive) return 'None (served active-active)';
     if (!active) return 'None';
@@ -208,34 +215,27 @@ export function TargetSetForm({
       : `None (the mate of ${slotLabel(active)} is not configured)`;
   };
 
-  const isHash = values.algorithm === 'hash';
-  const factors = values.leastLoad ? savedFactors(values) : null;
+  const isHash = algorithm === 'hash';
+  const factors = leastLoad ? savedFactors({ algorithm, leastLoad }) : null;
   // Hash does not use the Least Load fields, so they are greyed out — unless one is out of range
   // (Hash keeps them, range-checked): an error never sits on a field that cannot be corrected.
   // Once open under Hash, the section stays open until the algorithm changes, so that it does not
   // lock under the operator's typing.
-  const leastLoadInvalid = !leastLoadSchema.safeParse(values.leastLoad).success;
+  const leastLoadInvalid = !leastLoadSchema.safeParse(leastLoad).success;
   const [openUnderHash, setOpenUnderHash] = useState(false);
   useEffect(() => {
     if (!isHash) setOpenUnderHash(false);
     else if (leastLoadInvalid) setOpenUnderHash(true);
   }, [isHash, leastLoadInvalid]);
   const leastLoadLocked = isHash && !openUnderHash && !leastLoadInvalid;
-  const hasSecondary = (values.secondary?.address ?? '').trim() !== '';
-  // Live, not when the field is left: it follows the rows' choices, and a message that appeared
-  // as the field is left would move Add server away from under the operator's click.
-  const secondaryNote = secondaryGap(
-    context.appServers,
-    values.servers ?? [],
-    values.secondary?.address ?? '',
-  );
+  const hasSecondary = (secondary?.address ?? '').trim() !== '';
+  const { secondaryNote } = live;
 
   // Insert: the TS Number pull-down offers the numbers unused as the Target Sets were last read.
   // When another client has taken the chosen one meanwhile, it is no longer offered: the form
   // then holds, and shows, the lowest unused number, and says why it changed.
   const numbers = unusedNumbers(context.targetSets);
   const [numberTaken, setNumberTaken] = useState<number | null>(null);
-  const chosenNumber = values.number;
   const numberOffered = editing || numbers.includes(chosenNumber);
   useEffect(() => {
     // NaN: no number was left to offer, and the note already says whose was taken.
@@ -414,7 +414,7 @@ export function TargetSetForm({
           />
           <ReadOnlyField
             label="Preferred Standby"
-            value={standbyText(values.primary?.activeIpfe)}
+            value={standbyText(primary?.activeIpfe)}
             help="The mate of the Active IPFE, set when the Active IPFE is chosen."
           />
         </div>
@@ -446,7 +446,7 @@ export function TargetSetForm({
           />
           <ReadOnlyField
             label="Preferred Standby for secondary address"
-            value={hasSecondary ? standbyText(values.secondary?.activeIpfe) : 'None'}
+            value={hasSecondary ? standbyText(secondary?.activeIpfe) : 'None'}
             help="The mate of the secondary address's Active IPFE."
           />
         </div>
@@ -464,14 +464,15 @@ export function TargetSetForm({
             : 'Computed in the browser with the forwarding engine'
         }
       >
-        <ChangePreview
+        <EditedPreview
+          control={control}
           saved={savedList}
           algorithm={isHash ? 'hash' : 'leastLoad'}
-          servers={values.servers ?? []}
           names={serverNames}
         />
       </Section>
 
+      <LiveChecks control={control} context={context} onChange={setLive} />
       <FormActions
         intent={intent}
         busy={isSubmitting || refreshing}
@@ -479,4 +480,52 @@ export function TargetSetForm({
       />
     </Form>
   );
+}
+
+type FormControl = Control<TargetSetFormValues, unknown, TargetSet>;
+
+interface LiveIssues extends ContextIssues {
+  /** A Secondary Address the rows' servers have no address of its family for. */
+  secondaryNote: string | null;
+}
+
+function liveIssues(values: TargetSetFormValues, context: TargetSetContext): LiveIssues {
+  return {
+    ...checkInContext(values, context),
+    // Live, not when the field is left: it follows the rows' choices, and a message that appeared
+    // as the field is left would move Add server away from under the operator's click.
+    secondaryNote: secondaryGap(
+      context.appServers,
+      values.servers ?? [],
+      values.secondary?.address ?? '',
+    ),
+  };
+}
+
+/**
+ * The rules that span entities, on every field as typed, one render behind the typing (a
+ * keystroke paints first): the form hears of them only when what they say changes.
+ */
+function LiveChecks({
+  control,
+  context,
+  onChange,
+}: {
+  control: FormControl;
+  context: TargetSetContext;
+  onChange: (issues: LiveIssues) => void;
+}) {
+  const values = useDeferredValue(useWatch({ control }) as TargetSetFormValues);
+  const said = JSON.stringify(useMemo(() => liveIssues(values, context), [values, context]));
+  useEffect(() => onChange(JSON.parse(said) as LiveIssues), [said, onChange]);
+  return null;
+}
+
+/** The change preview of the IP list as typed (the preview defers its own work). */
+function EditedPreview({
+  control,
+  ...props
+}: Omit<ChangePreviewProps, 'servers'> & { control: FormControl }) {
+  const servers = useWatch({ control, name: 'servers' });
+  return <ChangePreview {...props} servers={servers ?? []} />;
 }
