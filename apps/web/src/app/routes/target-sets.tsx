@@ -20,11 +20,8 @@ import {
   type TargetSetView,
 } from '@/features/target-sets/api/get-target-sets';
 import { useUpdateTargetSet } from '@/features/target-sets/api/update-target-set';
-import {
-  insertRefusal,
-  type Family,
-  type TargetSetContext,
-} from '@/features/target-sets/components/form-model';
+import type { Family, TargetSetContext } from '@/features/target-sets/components/form-model';
+import { insertRefusal } from '@/features/target-sets/components/target-set-numbers';
 import { TargetSetsView } from '@/features/target-sets/components/target-sets-view';
 import {
   getXsiNetworksQueryOptions,

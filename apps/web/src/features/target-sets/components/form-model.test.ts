@@ -6,13 +6,12 @@ import {
   complementOf,
   editValues,
   insertDefaults,
-  insertRefusal,
   placeTargetSetIssue,
   secondaryChoices,
   secondaryGap,
   toTargetSetBody,
-  unusedNumbers,
 } from './form-model';
+import { insertRefusal, unusedNumbers } from './target-set-numbers';
 
 describe('the Target Set form model', () => {
   it('offers the unused numbers, keeping the edited one', () => {

@@ -8,7 +8,6 @@ import {
   IPFE_SLOTS,
   PEER_NODE_THRESHOLD,
   standbyOf,
-  TARGET_SET_NUMBER,
   underiveTargetSet,
   WEIGHT,
   type ALGORITHMS,
@@ -24,6 +23,7 @@ import {
   type XsiNetwork,
 } from '@ipfe/schema';
 import type { FieldIssue } from '@/lib/api-client';
+import { unusedNumbers } from './target-set-numbers';
 
 export type Family = 'ipv4' | 'ipv6';
 
@@ -73,21 +73,6 @@ export interface TargetSetContext {
 
 export const configuredSlots = (options: Options) =>
   IPFE_SLOTS.filter((slot) => options.ipfe[slot] !== null);
-
-export function unusedNumbers(targetSets: { number: number }[], keep?: number): number[] {
-  const used = new Set(targetSets.map((t) => t.number));
-  const out: number[] = [];
-  for (let n = TARGET_SET_NUMBER.min; n <= TARGET_SET_NUMBER.max; n++) {
-    if (!used.has(n) || n === keep) out.push(n);
-  }
-  return out;
-}
-
-/** Why no Target Set can be inserted: every number is in use; null while one is free. */
-export const insertRefusal = (targetSets: { number: number }[]): string | null =>
-  unusedNumbers(targetSets).length === 0
-    ? `All ${TARGET_SET_NUMBER.max} Target Set numbers are in use`
-    : null;
 
 /** The slot that complements `active` for a secondary address: its mate, else another slot. */
 export function complementOf(options: Options, active: IpfeSlot | ''): IpfeSlot | '' {

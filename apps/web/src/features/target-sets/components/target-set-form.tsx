@@ -45,12 +45,12 @@ import {
   placeTargetSetIssue,
   secondaryGap,
   toTargetSetBody,
-  unusedNumbers,
   type ContextIssues,
   type Family,
   type TargetSetContext,
   type TargetSetFormValues,
 } from './form-model';
+import { unusedNumbers } from './target-set-numbers';
 import { ChangePreview, type ChangePreviewProps } from './change-preview';
 import { IpList } from './ip-list';
 import { ServingFields } from './serving-fields';
