@@ -1,5 +1,6 @@
+import type { ConfigDiff, RevisionDiff } from '@ipfe/schema';
 import { describe, expect, it } from 'vitest';
-import { changeValue, changeWhat } from './change-words';
+import { changeRows, changeValue, changeWhat, type ChangeRow } from './change-words';
 
 describe('a configuration change in the GUI’s words', () => {
   it.each([
@@ -36,5 +37,48 @@ describe('a configuration change in the GUI’s words', () => {
     [{ name: 'mp4', addresses: ['127.1.1.4'] }, 'Name: mp4; Addresses: 127.1.1.4'],
   ])('the value %j reads %s', (value, words) => {
     expect(changeValue(value)).toBe(words);
+  });
+});
+
+describe('the lines of a change list', () => {
+  const none = { added: [], removed: [], changed: [] };
+  it.each<[string, ConfigDiff | RevisionDiff, ChangeRow[]]>([
+    ['no change', none, []],
+    [
+      'an added entity has nothing before',
+      { ...none, added: [{ path: 'targetSets.7', value: { number: 7 } }] },
+      [{ kind: 'Added', path: 'targetSets.7', new: { number: 7 } }],
+    ],
+    [
+      'a removed entity has nothing after',
+      { ...none, removed: [{ path: 'appServers.mp4', value: { name: 'mp4' } }] },
+      [{ kind: 'Removed', path: 'appServers.mp4', old: { name: 'mp4' } }],
+    ],
+    [
+      'a changed field has both',
+      { ...none, changed: [{ path: 'targetSets.2.deleteAgeSeconds', old: 700, new: 600 }] },
+      [{ kind: 'Changed', path: 'targetSets.2.deleteAgeSeconds', old: 700, new: 600 }],
+    ],
+    [
+      'a revision diff (with its from and to) reads the same, one entity after the other',
+      {
+        from: 9,
+        to: 7,
+        added: [{ path: 'targetSets.10', value: { number: 10 } }],
+        removed: [
+          { path: 'targetSets.3', value: { number: 3 } },
+          { path: 'appServers.mp4', value: { name: 'mp4' } },
+        ],
+        changed: [{ path: 'targetSets.2.deleteAgeSeconds', old: 700, new: 600 }],
+      },
+      [
+        { kind: 'Removed', path: 'appServers.mp4', old: { name: 'mp4' } },
+        { kind: 'Changed', path: 'targetSets.2.deleteAgeSeconds', old: 700, new: 600 },
+        { kind: 'Removed', path: 'targetSets.3', old: { number: 3 } },
+        { kind: 'Added', path: 'targetSets.10', new: { number: 10 } },
+      ],
+    ],
+  ])('%s', (_, diff, rows) => {
+    expect(changeRows(diff)).toEqual(rows);
   });
 });

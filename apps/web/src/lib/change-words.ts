@@ -1,4 +1,4 @@
-import { fieldLabel } from '@ipfe/schema';
+import { fieldLabel, type ConfigDiff } from '@ipfe/schema';
 
 /** The entities of the configuration as the GUI names them ("Target Set 7", "XSI network xsi1"). */
 const NOUNS: Record<string, string> = {
@@ -55,4 +55,33 @@ export function changeValue(value: unknown): string {
     ([, v]) => v !== undefined,
   );
   return entries.map(([key, v]) => `${fieldWords(key)}: ${changeValue(v)}`).join('; ');
+}
+
+export type ChangeKind = 'Added' | 'Removed' | 'Changed';
+
+/** One line of a change list: what a commit adds, removes or changes, by its `keyedConfig` path. */
+export interface ChangeRow {
+  kind: ChangeKind;
+  path: string;
+  old?: unknown;
+  new?: unknown;
+}
+
+const byPath = new Intl.Collator('en', { numeric: true });
+
+/**
+ * The lines of a change list, from a diff of two configurations (an import's preview or two
+ * revisions): the changes of one entity next to each other, Target Set 2 before Target Set 10.
+ */
+export function changeRows(diff: ConfigDiff): ChangeRow[] {
+  return [
+    ...diff.added.map((c): ChangeRow => ({ kind: 'Added', path: c.path, new: c.value })),
+    ...diff.removed.map((c): ChangeRow => ({ kind: 'Removed', path: c.path, old: c.value })),
+    ...diff.changed.map((c): ChangeRow => ({
+      kind: 'Changed',
+      path: c.path,
+      old: c.old,
+      new: c.new,
+    })),
+  ].sort((a, b) => byPath.compare(a.path, b.path));
 }

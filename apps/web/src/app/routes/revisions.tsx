@@ -11,6 +11,7 @@ import { useRollbackRevision } from '@/features/revisions/api/rollback-revision'
 import { RevisionDiff } from '@/features/revisions/components/revision-diff';
 import { RevisionDocument } from '@/features/revisions/components/revision-document';
 import { RevisionsList } from '@/features/revisions/components/revisions-list';
+import { RollbackChanges } from '@/features/revisions/components/rollback-changes';
 import { describeError } from '@/lib/api-client';
 import { canEdit, useUser } from '@/lib/auth';
 
@@ -21,6 +22,7 @@ export function RevisionsRoute() {
   const [target, setTarget] = useState<number | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  const running = revisions.data?.items[0]?.number;
 
   const confirm = async () => {
     if (target === null) return;
@@ -67,6 +69,7 @@ export function RevisionsRoute() {
         open={target !== null}
         title={`Roll back to revision ${target ?? ''}?`}
         confirmLabel="Roll back"
+        wide
         busy={rollback.isPending}
         onConfirm={() => void confirm()}
         onCancel={() => {
@@ -79,6 +82,9 @@ export function RevisionsRoute() {
           The configuration of revision {target} becomes the running configuration, as a new
           revision. Nothing is deleted from the history.
         </p>
+        {target !== null && running !== undefined && (
+          <RollbackChanges running={running} target={target} />
+        )}
       </ConfirmDialog>
     </Page>
   );
