@@ -81,6 +81,29 @@ describe('the rollback confirmation', () => {
     expect(within(dialog).getByRole('button', { name: 'Roll back' })).toBeEnabled();
   });
 
+  it('counts from the revision running now, not the one the page showed when it loaded', async () => {
+    const { state } = installFakeApi({
+      revisions: log.slice(1),
+      diffs: {
+        '8→7': { ...nineToSeven, from: 8, removed: nineToSeven.removed.slice(0, 1), changed: [] },
+        '9→7': nineToSeven,
+      },
+    });
+    const { user } = renderApp('/revisions');
+    const rollBack = await screen.findByRole('button', { name: 'Roll back to revision 7' });
+    // Someone else commits revision 9 (Target Set 3) while the page shows 8 as running.
+    state.revisions = log;
+    await user.click(rollBack);
+    const dialog = screen.getByRole('dialog', { name: 'Roll back to revision 7?' });
+    const changes = await within(dialog).findByRole('table', {
+      name: 'What the rollback to revision 7 changes',
+    });
+    expect(dialog).toHaveTextContent('3 changes');
+    expect(
+      within(changes).getByRole('row', { name: /^Removed Target Set 3 / }),
+    ).toBeInTheDocument();
+  });
+
   it('says when the revision holds the running configuration already', async () => {
     installFakeApi({
       revisions: log,

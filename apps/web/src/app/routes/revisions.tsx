@@ -22,7 +22,6 @@ export function RevisionsRoute() {
   const [target, setTarget] = useState<number | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const running = revisions.data?.items[0]?.number;
 
   const confirm = async () => {
     if (target === null) return;
@@ -82,9 +81,7 @@ export function RevisionsRoute() {
           The configuration of revision {target} becomes the running configuration, as a new
           revision. Nothing is deleted from the history.
         </p>
-        {target !== null && running !== undefined && (
-          <RollbackChanges running={running} target={target} />
-        )}
+        {target !== null && <RollbackChanges target={target} />}
       </ConfirmDialog>
     </Page>
   );
