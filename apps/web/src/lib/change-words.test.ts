@@ -19,6 +19,8 @@ describe('a configuration change in the GUI’s words', () => {
     ['xsiNetworks.xsi1.cidr', 'XSI network xsi1 · Network (CIDR)'],
     ['peerNodeGroups.east.members.0', 'Peer node group east · Members, line 1'],
     ['options.someNewOption', 'Options · some new option'],
+    ['appServers.mp4.initiatorPortRange', 'Application server mp4 · Initiator Port Range'],
+    ['appServers.mp4.initiatorPortRange.end', 'Application server mp4 · Initiator Port Range end'],
     ['colours.red', 'colours.red'],
     ['constructor.x', 'constructor.x'],
   ])('%s → %s', (path, words) => {
@@ -35,6 +37,13 @@ describe('a configuration change in the GUI’s words', () => {
     [[3868, 3869], '3868, 3869'],
     [[], 'none'],
     [{ name: 'mp4', addresses: ['127.1.1.4'] }, 'Name: mp4; Addresses: 127.1.1.4'],
+    [{ start: 17920, end: 18431 }, '17920–18431'],
+    [
+      { addresses: ['10.97.1.24'], initiatorPortRange: { end: 18431, start: 17920 }, name: 'mp4' },
+      'Name: mp4; Addresses: 10.97.1.24; Initiator Port Range: 17920–18431',
+    ],
+    [{ family: 'ipv4', number: 3 }, 'TS Number: 3; Address family: ipv4'],
+    [{ start: 1, end: 2, step: 3 }, 'start: 1; end: 2; step: 3'],
   ])('the value %j reads %s', (value, words) => {
     expect(changeValue(value)).toBe(words);
   });
