@@ -79,6 +79,14 @@ describe('the rollback confirmation', () => {
     // From the running revision to the one rolled back to.
     expect(state.log).toContain('GET /api/revisions/7/diff');
     expect(within(dialog).getByRole('button', { name: 'Roll back' })).toBeEnabled();
+    // A keyboard reaches the list (to scroll a long one) without leaving the dialog.
+    expect(within(dialog).getByRole('button', { name: 'Cancel' })).toHaveFocus();
+    await user.tab({ shift: true });
+    expect(
+      within(dialog).getByRole('region', { name: 'What the rollback to revision 7 changes' }),
+    ).toHaveFocus();
+    await user.tab({ shift: true });
+    expect(within(dialog).getByRole('button', { name: 'Roll back' })).toHaveFocus();
   });
 
   it('counts from the revision running now, not the one the page showed when it loaded', async () => {
