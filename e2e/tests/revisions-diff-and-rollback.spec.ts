@@ -55,13 +55,40 @@ test('an operator compares two revisions side by side and rolls back to the earl
   await expect(right.locator('[data-changed]')).toHaveText([/"deleteAgeSeconds": 1200,/]);
   await expectAccessible(page, 'the revision diff');
 
+  // After that change, an application server and a Target Set that the rollback takes away.
+  const mp4 = { name: 's8-mp4', v4: '10.8.1.14', v6: 'fd00:8::14' };
+  await api.post('/api/app-servers', { name: mp4.name, addresses: [mp4.v4, mp4.v6] });
+  const later = await lab.targetSet({
+    family: 'ipv4',
+    primary: { address: '10.8.1.101' },
+    servers: [{ address: mp4.v4 }],
+  });
+  const running = changed + 2;
+
   await page.getByRole('link', { name: 'All revisions' }).click();
   await page.getByRole('button', { name: `Roll back to revision ${before}` }).click();
   const dialog = page.getByRole('dialog', { name: `Roll back to revision ${before}?` });
+  // Before it is confirmed, the dialog says what the rollback removes and what it changes back.
+  const undone = dialog.getByRole('table', {
+    name: `What the rollback to revision ${before} changes`,
+  });
+  await expect(dialog).toContainText('3 changes');
+  await expect(
+    undone.getByRole('row', { name: new RegExp(`^Removed Application server ${mp4.name} `) }),
+  ).toBeVisible();
+  await expect(
+    undone.getByRole('row', { name: new RegExp(`^Removed Target Set ${later.number} `) }),
+  ).toBeVisible();
+  await expect(
+    undone.getByRole('row', {
+      name: `Changed Target Set ${ts.number} · Delete Age (s) 1200 900`,
+    }),
+  ).toBeVisible();
+  await expect(undone).not.toContainText(/[{}"]|deleteAgeSeconds/);
   await expectAccessible(page, 'the rollback confirmation');
   await dialog.getByRole('button', { name: 'Roll back' }).click();
   await expect(
-    page.getByText(`Rolled back to revision ${before}: committed as revision ${changed + 1}.`),
+    page.getByText(`Rolled back to revision ${before}: committed as revision ${running + 1}.`),
   ).toBeVisible();
   await expect(log.getByRole('row').nth(1)).toContainText(`Rollback to revision ${before}`);
 
@@ -73,10 +100,13 @@ test('an operator compares two revisions side by side and rolls back to the earl
   await expect(group).toContainText('900');
   await expect(group).not.toContainText('1200');
 
-  await page.getByRole('link', { name: `View revision ${changed + 1}` }).count();
-  await page.goto(`/revisions/${changed + 1}`);
-  await expect(page.getByRole('heading', { name: `Revision ${changed + 1}` })).toBeVisible();
-  await expect(page.getByLabel(`Configuration of revision ${changed + 1}`)).toContainText(
-    '"deleteAgeSeconds": 900',
-  );
+  await expect(
+    page.getByRole('table', { name: /Target Sets, each with its IP list/ }),
+  ).not.toContainText('10.8.1.101');
+
+  await page.goto(`/revisions/${running + 1}`);
+  await expect(page.getByRole('heading', { name: `Revision ${running + 1}` })).toBeVisible();
+  const rolledBack = page.getByLabel(`Configuration of revision ${running + 1}`);
+  await expect(rolledBack).toContainText('"deleteAgeSeconds": 900');
+  await expect(rolledBack).not.toContainText(mp4.name);
 });

@@ -4,6 +4,8 @@ import type {
   IpfeSlot,
   Options,
   PeerNodeGroup,
+  RevisionDiff,
+  RevisionInfo,
   XsiNetwork,
 } from '@ipfe/schema';
 import { vi } from 'vitest';
@@ -28,6 +30,15 @@ export interface FakeState {
   agentStatus: Partial<Record<IpfeSlot, AgentStatus | null>>;
   alarms: AlarmsView;
   audit: AuditEntry[];
+  /** The revision log, newest first. */
+  revisions: RevisionInfo[];
+  /**
+   * What GET /api/revisions/:to/diff?against=:from answers, by "from→to"; a diff not here is
+   * answered 404 (as for a revision that does not exist).
+   */
+  diffs: Record<string, RevisionDiff>;
+  /** Diffs are answered once this settles (a test sees what is shown meanwhile). */
+  diffsAnswered: Promise<unknown>;
   /** Requests as the fake saw them: "GET /api/options". */
   log: string[];
 }
@@ -64,6 +75,9 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
     agentStatus: {},
     alarms: { active: [], history: [] },
     audit: [],
+    revisions: [],
+    diffs: {},
+    diffsAnswered: Promise.resolve(),
     log: [],
     ...initial,
   };
@@ -118,7 +132,18 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
             error: { code: 'NOT_FOUND', message: `Target Set ${ts[1]} does not exist`, fields: [] },
           });
     }
-    if (path === '/api/revisions') return json(200, { items: [], total: 0 });
+    if (path === '/api/revisions')
+      return json(200, { items: state.revisions, total: state.revisions.length });
+    const diff = /^\/api\/revisions\/(\d+)\/diff$/.exec(path);
+    if (diff) {
+      const key = `${url.searchParams.get('against')}→${diff[1]}`;
+      await state.diffsAnswered;
+      return Object.hasOwn(state.diffs, key)
+        ? json(200, state.diffs[key])
+        : json(404, {
+            error: { code: 'NOT_FOUND', message: `No diff ${key} in this fake`, fields: [] },
+          });
+    }
     const revision = /^\/api\/revisions\/(\d+)$/.exec(path);
     if (revision) {
       return json(404, {

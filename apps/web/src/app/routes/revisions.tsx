@@ -11,6 +11,7 @@ import { useRollbackRevision } from '@/features/revisions/api/rollback-revision'
 import { RevisionDiff } from '@/features/revisions/components/revision-diff';
 import { RevisionDocument } from '@/features/revisions/components/revision-document';
 import { RevisionsList } from '@/features/revisions/components/revisions-list';
+import { RollbackChanges } from '@/features/revisions/components/rollback-changes';
 import { describeError } from '@/lib/api-client';
 import { canEdit, useUser } from '@/lib/auth';
 
@@ -67,6 +68,7 @@ export function RevisionsRoute() {
         open={target !== null}
         title={`Roll back to revision ${target ?? ''}?`}
         confirmLabel="Roll back"
+        wide
         busy={rollback.isPending}
         onConfirm={() => void confirm()}
         onCancel={() => {
@@ -79,6 +81,7 @@ export function RevisionsRoute() {
           The configuration of revision {target} becomes the running configuration, as a new
           revision. Nothing is deleted from the history.
         </p>
+        {target !== null && <RollbackChanges target={target} />}
       </ConfirmDialog>
     </Page>
   );

@@ -14,6 +14,7 @@ export function ConfirmDialog({
   onCancel,
   busy,
   error,
+  wide,
 }: {
   open: boolean;
   title: string;
@@ -23,6 +24,8 @@ export function ConfirmDialog({
   onCancel: () => void;
   busy?: boolean;
   error?: ReactNode;
+  /** Room for a table (a list of changes). */
+  wide?: boolean;
 }) {
   const id = useId();
   const dialog = useRef<HTMLDivElement>(null);
@@ -44,7 +47,9 @@ export function ConfirmDialog({
       return;
     }
     if (event.key !== 'Tab' || !dialog.current) return;
-    const focusable = [...dialog.current.querySelectorAll<HTMLElement>('button:not([disabled])')];
+    const focusable = [
+      ...dialog.current.querySelectorAll<HTMLElement>('button:not([disabled]), [tabindex="0"]'),
+    ];
     const first = focusable[0];
     const last = focusable[focusable.length - 1];
     if (!first || !last) return;
@@ -61,7 +66,7 @@ export function ConfirmDialog({
     <div className="dialog-backdrop">
       <div
         ref={dialog}
-        className="dialog"
+        className={wide ? 'dialog dialog-wide' : 'dialog'}
         role="dialog"
         aria-modal="true"
         aria-labelledby={`${id}-title`}
