@@ -92,9 +92,11 @@ describe.skipIf(!available)('kernel failover with shared conntrack state', () =>
     client = startKernelClient(topology);
     await until('A1 forwards on the TSA', async () => {
       const tally = await client.ask(`tally ${TSA} 2`);
+      // A1 holds the address and has programmed its rules (the hash seed the tests compare).
       return (
         tally.none === undefined &&
-        topology.exec('a1', ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA)
+        topology.exec('a1', ['ip', 'addr', 'show', 'eth0']).stdout.includes(TSA) &&
+        seedOf('a1') !== undefined
       );
     });
   }, 60_000);
