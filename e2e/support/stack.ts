@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect, request } from '@playwright/test';
 import { REPO_ROOT } from './env';
 
 /**
@@ -272,4 +273,23 @@ export async function stopAll() {
   servers.clear();
   for (const dir of folders) rmSync(dir, { recursive: true, force: true });
   folders.clear();
+}
+
+/**
+ * The admin's API session on an OAM of a flow's own: `send` writes with the CSRF token (and an
+ * ETag where given) and fails the flow on a refusal, naming what was refused.
+ */
+export async function adminSession(url: string, password: string) {
+  const http = await request.newContext({ baseURL: url });
+  const login = await http.post('/api/session', { data: { username: 'admin', password } });
+  expect(login.ok(), await login.text()).toBe(true);
+  const { csrfToken } = (await login.json()) as { csrfToken: string };
+  const send = async (method: 'post' | 'put', path: string, data: unknown, etag?: string) => {
+    const response = await http[method](path, {
+      data,
+      headers: { 'x-csrf-token': csrfToken, ...(etag ? { 'if-match': etag } : {}) },
+    });
+    expect(response.ok(), `${method} ${path}: ${await response.text()}`).toBe(true);
+  };
+  return { http, send };
 }

@@ -1,6 +1,6 @@
-import { request, type APIRequestContext, type Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, logIn, test } from '../support/fixtures';
-import { startAgent, startOam, stopAll, tempFolder } from '../support/stack';
+import { adminSession, startAgent, startOam, stopAll, tempFolder } from '../support/stack';
 
 /**
  * Applied is not served (issue 24): an OAM of its own on 127.62.0.0/16 (no other test uses it)
@@ -24,19 +24,7 @@ let oam: string;
 let admin: APIRequestContext;
 
 async function configure(url: string) {
-  const http = await request.newContext({ baseURL: url });
-  const login = await http.post('/api/session', {
-    data: { username: 'admin', password: ADMIN_PASSWORD },
-  });
-  expect(login.ok(), await login.text()).toBe(true);
-  const { csrfToken } = (await login.json()) as { csrfToken: string };
-  const send = async (method: 'post' | 'put', path: string, data: unknown, etag?: string) => {
-    const response = await http[method](path, {
-      data,
-      headers: { 'x-csrf-token': csrfToken, ...(etag ? { 'if-match': etag } : {}) },
-    });
-    expect(response.ok(), `${method} ${path}: ${await response.text()}`).toBe(true);
-  };
+  const { http, send } = await adminSession(url, ADMIN_PASSWORD);
   const options = await http.get('/api/options');
   await send(
     'put',

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { request, type APIRequestContext, type Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { ARTIFACTS } from '../support/env';
 import { expect, expectAccessible, logIn, test } from '../support/fixtures';
 import {
+  adminSession,
   holdConnections,
   startAgent,
   startNamedService,
@@ -66,19 +67,7 @@ async function servedBy(names: string[], within = 20_000) {
 }
 
 async function adminApi(url: string) {
-  const http = await request.newContext({ baseURL: url });
-  const login = await http.post('/api/session', {
-    data: { username: 'admin', password: ADMIN_PASSWORD },
-  });
-  expect(login.ok(), await login.text()).toBe(true);
-  const { csrfToken } = (await login.json()) as { csrfToken: string };
-  const send = async (method: 'post' | 'put', path: string, data: unknown, etag?: string) => {
-    const response = await http[method](path, {
-      data,
-      headers: { 'x-csrf-token': csrfToken, ...(etag ? { 'if-match': etag } : {}) },
-    });
-    expect(response.ok(), `${method} ${path}: ${await response.text()}`).toBe(true);
-  };
+  const { http, send } = await adminSession(url, ADMIN_PASSWORD);
   const options = await http.get('/api/options');
   const current = (await options.json()) as Record<string, unknown>;
   await send(
