@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -311,6 +312,50 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     expect((await ipfe(['import', 'site.csv'])).stdout).toBe(
       'No changes: site.csv matches revision 8; nothing committed\n',
     );
+  });
+
+  it('refuses a stale import: a commit between its preview and its commit; exit 3, nothing committed by it', async () => {
+    writeFileSync(
+      file('site.csv'),
+      (await admin.get('/api/export/source-csv')).body.replace(',100,', ',300,'),
+    );
+    // Between the CLI and the OAM, a proxy lets another operator commit once the preview is answered.
+    const proxy = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const upstream = await fetch(`${url}${request.url}`, {
+        method: request.method,
+        headers: Object.fromEntries(
+          Object.entries(request.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
+        ) as Record<string, string>,
+        body: request.method === 'GET' ? undefined : Buffer.concat(chunks),
+      });
+      const body = Buffer.from(await upstream.arrayBuffer());
+      if (request.url?.startsWith('/api/import/source-csv/preview')) {
+        const late = await admin.post('/api/xsi-networks', { name: 'late', cidr: '10.7.0.0/16' });
+        expect(late.statusCode).toBe(201);
+      }
+      response.writeHead(upstream.status, {
+        'content-type': upstream.headers.get('content-type') ?? 'application/json',
+      });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const stale = await ipfe(['import', 'site.csv'], { IPFE_URL: proxied });
+      expect(stale.stdout).toContain('Import of site.csv against revision 7:');
+      expect(stale.code).toBe(3);
+      expect(stale.stderr).toMatch(
+        /^ipfe import: site\.csv: refused, nothing committed: .*preview it again/,
+      );
+      // Only the other operator's commit landed.
+      const latest = (await admin.get('/api/revisions')).json();
+      expect(latest.total).toBe(8);
+      expect((await admin.get('/api/target-sets/1')).json().servers[1].weight).toBe(100);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('answers --help for each command, and refuses unknown options and commands with the usage', async () => {
