@@ -122,4 +122,19 @@ describe('TargetSetStatus', () => {
     );
     expect(screen.queryByRole('group', { name: /Least Load picture/ })).toBeNull();
   });
+
+  it('says why nobody serves it, as the agents report, where the Owner reads "none"', () => {
+    const reason =
+      '192.168.10.100: Target Set 1 is active-active but nothing is announced: only the direct data path serves it';
+    renderWithRouter(
+      <TargetSetStatus
+        ts={{ ...targetSet1, owner: null, notServed: reason }}
+        live={null}
+        labels={labels}
+        leastLoadThreshold={0}
+      />,
+    );
+    expect(screen.getByText(`Not served: ${reason}`)).toHaveClass('state-error');
+    expect(screen.queryByText(/No IPFE reports this Target Set now/)).toBeNull();
+  });
 });

@@ -10,6 +10,8 @@ export type LiveTargetSet = AgentStatus['targetSets'][number];
 export type TargetSetWithLive = DerivedTargetSet & {
   owner?: IpfeSlot | null;
   activeBindings?: { available: number; total: number } | null;
+  /** Why no IPFE serves it now, as the agents report; null when one does or nobody reported. */
+  notServed?: string | null;
 };
 
 const STATE_TONE: Record<string, string> = {
@@ -99,7 +101,10 @@ export function TargetSetStatus({
           </span>
         </span>
       </div>
-      {!live && (
+      {!ts.disabled && ts.notServed && (
+        <p className="section-text state-error">Not served: {ts.notServed}</p>
+      )}
+      {!live && !(!ts.disabled && ts.notServed) && (
         <p className="section-text">
           {ts.disabled
             ? 'This Target Set is disabled: no IPFE serves it.'
