@@ -504,6 +504,24 @@ const rows: Row[] = [
       save: true,
     },
   },
+  {
+    // Else an agent reached by a push alone and killed before a poll got through is never alarmed:
+    // its count of failed polls stays past the one that raises the alarm.
+    name: 'an answered push starts the count of failed polls again',
+    given: slot({
+      inFlight: 4,
+      failedPolls: 12,
+      everReached: false,
+      alarmOwed: true,
+      startGrace: WITHIN_GRACE,
+    }),
+    event: { kind: 'applied', sha256: 'sha-4' },
+    then: {
+      record: { appliedRevision: 4, appliedSha256: 'sha-4', state: 'synced', lastContact: AT },
+      slot: { inFlight: null, failedPolls: 0, everReached: true, alarmOwed: false },
+      save: true,
+    },
+  },
 ];
 
 /** Every kind of event, once: the compiler refuses this object when the union gains or loses one. */

@@ -133,8 +133,11 @@ export function nextSync(
   const step = decide(slot, event, now, backoff);
   const armed = step.push.kind === 'none' ? step.slot.armed : true;
   const reached = ANSWERS.has(event.kind);
+  // An answer (to a poll or a push) is contact: the agent is reached, and its failed polls count
+  // from none again.
   const unchanged =
-    armed === step.slot.armed && (!reached || (step.slot.everReached && !step.slot.alarmOwed));
+    armed === step.slot.armed &&
+    (!reached || (step.slot.everReached && !step.slot.alarmOwed && step.slot.failedPolls === 0));
   return {
     send: null,
     save: false,
@@ -146,7 +149,7 @@ export function nextSync(
       : {
           ...step.slot,
           armed,
-          ...(reached && { everReached: true, alarmOwed: false }),
+          ...(reached && { everReached: true, alarmOwed: false, failedPolls: 0 }),
         },
   };
 }
