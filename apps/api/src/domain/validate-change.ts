@@ -129,13 +129,15 @@ function introducedElsewhere(
  * Validates the whole configuration a change would commit. Errors of the edited entity are
  * reported at its own field paths; errors the change causes elsewhere (a network that no longer
  * holds a Target Set address, say) are reported on the field that caused them, naming the entity
- * that breaks. Returns the edited entity's warnings.
+ * that breaks. A change that would leave a Target Set Address served by no IPFE, as the agents'
+ * `statuses` say, is refused too. Returns the edited entity's warnings.
  */
 export function validateEdit(
   base: Configuration,
   candidate: Configuration,
   entity: EntityPath,
   blameField: string,
+  statuses: Statuses,
 ): FieldError[] {
   const issues = checkConfiguration(candidate);
   const own = issues.filter((i) => within(i.path, entity));
@@ -153,6 +155,7 @@ export function validateEdit(
       ),
     );
   }
+  validateServing(base, candidate, statuses, entity, blameField);
   return own
     .filter((i) => i.severity === 'warning')
     .map((i) => ({ path: relative(i.path, entity), message: i.message }));
@@ -162,7 +165,7 @@ export function validateEdit(
  * A change that would leave a Target Set Address served by no IPFE able to serve it, as the agents
  * report, is refused: on the edited Target Set's own field, or on `blameField` naming the Target Set.
  */
-export function validateServing(
+function validateServing(
   base: Configuration,
   candidate: Configuration,
   statuses: Statuses,

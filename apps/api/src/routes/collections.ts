@@ -12,7 +12,7 @@ import {
   warningsOf,
   type CollectionSpec,
 } from '../domain/collections.ts';
-import { validateDelete, validateEdit, validateServing } from '../domain/validate-change.ts';
+import { validateDelete, validateEdit } from '../domain/validate-change.ts';
 import { IF_MATCH_ERRORS } from '../plugins/openapi.ts';
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -140,13 +140,12 @@ function registerCollection(
         }
         const candidate = { ...config, [spec.kind]: [...itemsOf(config, spec), stored] };
         const index = itemsOf(candidate, spec).length - 1;
-        validateEdit(config, candidate, `${spec.kind}.${index}`, spec.blameField);
-        validateServing(
+        validateEdit(
           config,
           candidate,
-          app.agentSync.statuses(),
           `${spec.kind}.${index}`,
           spec.blameField,
+          app.agentSync.statuses(),
         );
         return {
           config: candidate,
@@ -192,13 +191,12 @@ function registerCollection(
         const items = [...itemsOf(config, spec)];
         items[index] = stored;
         const candidate = { ...config, [spec.kind]: items };
-        validateEdit(config, candidate, `${spec.kind}.${index}`, spec.blameField);
-        validateServing(
+        validateEdit(
           config,
           candidate,
-          app.agentSync.statuses(),
           `${spec.kind}.${index}`,
           spec.blameField,
+          app.agentSync.statuses(),
         );
         return {
           config: candidate,

@@ -9,7 +9,7 @@ import {
 } from '@ipfe/schema';
 import { validationError } from '../http/errors.ts';
 import { etagOf, requireIfMatch } from '../http/etag.ts';
-import { validateEdit, validateServing } from '../domain/validate-change.ts';
+import { validateEdit } from '../domain/validate-change.ts';
 import { commitHeaders } from '../http/commit-headers.ts';
 import { IF_MATCH_ERRORS } from '../plugins/openapi.ts';
 
@@ -76,8 +76,7 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
         const readOnly = activeSlotChanges(config, request.body);
         if (readOnly.length > 0) throw validationError(readOnly);
         const candidate = { ...config, options: request.body };
-        validateEdit(config, candidate, 'options', 'ipfe');
-        validateServing(config, candidate, app.agentSync.statuses(), 'options', 'ipfe');
+        validateEdit(config, candidate, 'options', 'ipfe', app.agentSync.statuses());
         return { config: candidate, summary: 'Edit IPFE options', value: request.body };
       });
       return commitHeaders(reply.header('etag', etagOf(value)), revision).send(value);
