@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { forgetCommit, useLatestCommit } from '@/lib/commits';
 import { useIpfe, type IpfeSlotView } from '../api/get-ipfe';
-import { unservedWords } from './sync-state';
+import { unservedReasons, unservedWords } from './sync-state';
 
 export type PushPhase = 'acknowledged' | 'rejected' | 'unreachable' | 'pending';
 
@@ -80,7 +80,7 @@ export function PushProgress() {
     outcome = `IPFE ${rejected.slot} rejected revision ${revision}; it keeps running its previous configuration.`;
     tone = 'error';
   } else if (done && dark) {
-    const reasons = unserved.map((u) => `${u.tsa}: ${u.reason}`).join('; ');
+    const reasons = unservedReasons(unserved);
     outcome = `${acked}/${slots.length} applied revision ${revision} · ${dark} (${reasons}).`;
     tone = 'error';
   } else if (done) {

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { useIpfe } from '../api/get-ipfe';
-import { fleetOf, unservedWords } from './sync-state';
+import { fleetOf, unservedReasons, unservedWords } from './sync-state';
 
 const CAUSE_WORDS = {
   rejected: 'rejected',
@@ -35,7 +35,7 @@ export function SyncBadge() {
   const cause = fleet.cause;
   const dark = cause ? null : unservedWords(ipfe.data.unserved);
   if (dark) {
-    const reasons = ipfe.data.unserved.map((u) => `${u.tsa}: ${u.reason}`).join('; ');
+    const reasons = unservedReasons(ipfe.data.unserved);
     return (
       <Link to="/target-sets" className="sync-badge sync-error" title={reasons}>
         <span className="sync-dot" aria-hidden="true" />

@@ -89,3 +89,7 @@ export function unservedWords(unserved: UnservedTsa[]): string | null {
   const list = `${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1)}`;
   return `Target Sets ${list} not served`;
 }
+
+/** Each unserved TSA with its reason, as the agents report it: "10.0.0.1: …; 10.0.0.2: …". */
+export const unservedReasons = (unserved: UnservedTsa[]): string =>
+  unserved.map((u) => `${u.tsa}: ${u.reason}`).join('; ');
