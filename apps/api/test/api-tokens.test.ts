@@ -42,13 +42,13 @@ describe('API tokens', () => {
 
   it('authenticate as their user with no cookie and no CSRF header, and record the last use', async () => {
     const { secret } = await tokenOf(admin);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const created = await withToken(secret, 'POST', '/api/xsi-networks', {
       name: 'xsi9',
       cidr: '10.9.0.0/16',
     });
     expect(created.statusCode).toBe(201);
-    expect(snapshot(t.app).revisions).toBe(before.revisions + 1);
+    expect((await snapshot(t.app)).revisions).toBe(before.revisions + 1);
     const log = (await admin.get('/api/revisions?limit=1')).json().items[0];
     expect(log.author).toBe('admin');
     const listed = (await admin.get('/api/users/me/tokens')).json().items[0];
