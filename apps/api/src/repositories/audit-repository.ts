@@ -21,13 +21,9 @@ export class AuditRepository {
   }
 
   async list(limit: number, before?: number): Promise<AuditEntry[]> {
-    return this.db
-      .selectFrom('audit')
-      .selectAll()
-      .where('id', '<', before ?? Number.MAX_SAFE_INTEGER)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    let query = this.db.selectFrom('audit').selectAll();
+    if (before !== undefined) query = query.where('id', '<', before);
+    return query.orderBy('id', 'desc').limit(limit).execute();
   }
 }
 

@@ -161,13 +161,12 @@ export class ConfigRepository {
   }
 
   async list(limit: number, before?: number): Promise<RevisionInfo[]> {
-    const rows = await this.store.db
+    let query = this.store.db
       .selectFrom('revisions')
-      .select(['number', 'author', 'created_at', 'summary', 'sha256'])
-      .where('number', '<', before ?? Number.MAX_SAFE_INTEGER)
-      .orderBy('number', 'desc')
-      .limit(limit)
-      .execute();
+      .select(['number', 'author', 'created_at', 'summary', 'sha256']);
+    // No bound at all rather than a huge one: PostgreSQL's INTEGER holds no 2^53.
+    if (before !== undefined) query = query.where('number', '<', before);
+    const rows = await query.orderBy('number', 'desc').limit(limit).execute();
     return rows.map(infoOf);
   }
 
