@@ -6,9 +6,9 @@ export default defineConfig({
     projects: [
       'packages/*',
       'apps/api',
-      // The API suite once more on a real PostgreSQL that the run starts (decision 021): only
-      // with IPFE_TEST_STORE=postgres until that pass is green throughout.
-      ...(process.env.IPFE_TEST_STORE === 'postgres'
+      // The API suite once more on a real PostgreSQL that the run starts (decision 021);
+      // IPFE_TEST_STORE=sqlite leaves this pass out.
+      ...(process.env.IPFE_TEST_STORE !== 'sqlite'
         ? [
             {
               extends: './apps/api/vitest.config.ts',
