@@ -448,7 +448,9 @@ describe('docker-compose.yml and the configuration the OAM seeds (IPFE_SEED=comp
       () => {},
     );
     expect(outcome).toBe('seeded');
-    document = app.configRepository.document(app.configRepository.latestInfo()!.number)!;
+    document = (await app.configRepository.document(
+      (await app.configRepository.latestInfo())!.number,
+    ))!;
   });
   afterAll(async () => {
     await app?.close();

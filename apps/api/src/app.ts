@@ -33,7 +33,10 @@ import snmpTraps from './plugins/snmp-traps.ts';
 import snmpTrapRoutes from './routes/snmp-traps.ts';
 
 export interface AppOptions {
+  /** The SQLite file of the store, when `databaseUrl` is not given. */
   databaseFile: string;
+  /** A PostgreSQL URL (`postgres://…`): the store is there instead of in `databaseFile`. */
+  databaseUrl?: string;
   sessionSecret: string;
   sessionTtlMs?: number;
   secureCookies?: boolean;
@@ -69,7 +72,9 @@ export async function buildApp(options: AppOptions) {
   await app.register(errors);
   await app.register(jsonBody);
   await app.register(securityHeaders);
-  await app.register(db, { file: options.databaseFile });
+  await app.register(db, {
+    location: options.databaseUrl ? { url: options.databaseUrl } : { file: options.databaseFile },
+  });
   await app.register(usersRepository);
   await app.register(apiTokensRepository);
   await app.register(configRepository);

@@ -39,9 +39,9 @@ export async function ensureAdmin(
   password: string | undefined,
   announce: (line: string) => void,
 ): Promise<void> {
-  if (users.count() > 0) return;
+  if ((await users.count()) > 0) return;
   const chosen = password ?? randomBytes(12).toString('base64url');
-  users.create('admin', 'admin', await hashPassword(chosen));
+  await users.create('admin', 'admin', await hashPassword(chosen));
   if (!password) {
     const file = join(dir, 'initial-admin-password');
     writeFileSync(file, `${chosen}\n`, { mode: 0o600 });

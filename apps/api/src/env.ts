@@ -17,6 +17,16 @@ export const envSchema = z.object({
       .default(8080),
   ),
   IPFE_DATA_DIR: z.preprocess(blankAsUnset, z.string().min(1).default('./data')),
+  // Unset: the store is a SQLite file in IPFE_DATA_DIR. A PostgreSQL URL: the store is there.
+  IPFE_DATABASE_URL: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, {
+        error: 'must be a PostgreSQL URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+      })
+      .optional(),
+  ),
   IPFE_ADMIN_PASSWORD: z.preprocess(
     blankAsUnset,
     z.string().min(8, { error: 'must be at least 8 characters' }).max(256).optional(),

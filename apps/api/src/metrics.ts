@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { IPFE_SLOTS, SYNC_STATES } from '@ipfe/schema';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -15,14 +14,16 @@ const COMMIT_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 /** What the OAM's metrics read at scrape time. */
 export interface MetricsSource {
   /** Per configured IPFE slot: its push record. */
-  slots(): {
-    slot: string;
-    state: string;
-    desiredRevision: number | null;
-    appliedRevision: number | null;
-  }[];
-  activeAlarms(): { slot: string; code: number; severity: string }[];
-  latestRevision(): number;
+  slots(): Promise<
+    {
+      slot: string;
+      state: string;
+      desiredRevision: number | null;
+      appliedRevision: number | null;
+    }[]
+  >;
+  activeAlarms(): Promise<{ slot: string; code: number; severity: string }[]>;
+  latestRevision(): Promise<number>;
 }
 
 export interface OamMetrics {
@@ -46,9 +47,10 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     help: 'The revision the OAM wants the IPFE to run, per configured slot',
     labelNames: ['slot'],
     registers: [registry],
-    collect() {
+    async collect() {
+      const slots = await source.slots();
       this.reset();
-      for (const s of source.slots())
+      for (const s of slots)
         if (s.desiredRevision !== null) this.set({ slot: s.slot }, s.desiredRevision);
     },
   });
@@ -57,9 +59,10 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     help: 'The revision the IPFE last applied or reported, per configured slot',
     labelNames: ['slot'],
     registers: [registry],
-    collect() {
+    async collect() {
+      const slots = await source.slots();
       this.reset();
-      for (const s of source.slots())
+      for (const s of slots)
         if (s.appliedRevision !== null) this.set({ slot: s.slot }, s.appliedRevision);
     },
   });
@@ -68,9 +71,10 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     help: 'Where the push to the IPFE stands: 1 for its state, 0 for the others, per configured slot',
     labelNames: ['slot', 'state'],
     registers: [registry],
-    collect() {
+    async collect() {
+      const slots = await source.slots();
       this.reset();
-      for (const s of source.slots())
+      for (const s of slots)
         for (const state of SYNC_STATES)
           this.set({ slot: s.slot, state }, s.state === state ? 1 : 0);
     },
@@ -79,8 +83,8 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     name: 'ipfe_oam_revision',
     help: 'The latest committed revision (0 before the first)',
     registers: [registry],
-    collect() {
-      this.set(source.latestRevision());
+    async collect() {
+      this.set(await source.latestRevision());
     },
   });
   new Gauge({
@@ -88,9 +92,10 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
     help: 'Active alarms, per IPFE slot, alarm number and severity',
     labelNames: ['slot', 'code', 'severity'],
     registers: [registry],
-    collect() {
+    async collect() {
+      const alarms = await source.activeAlarms();
       this.reset();
-      for (const a of source.activeAlarms())
+      for (const a of alarms)
         this.inc({ slot: a.slot, code: String(a.code), severity: a.severity });
     },
   });
@@ -124,7 +129,7 @@ export function createOamMetrics(source: MetricsSource): OamMetrics {
   });
   const commits = new Histogram({
     name: 'ipfe_oam_sqlite_commit_duration_seconds',
-    help: 'Time of the COMMIT of each SQLite write transaction (revisions, users, alarms)',
+    help: 'Time of the COMMIT of each write transaction of the store (revisions, users, alarms; the name is of when SQLite was the only engine)',
     buckets: COMMIT_BUCKETS,
     registers: [registry],
   });
@@ -160,39 +165,6 @@ function processMetrics(): Registry {
 }
 
 /**
- * Calls `observe` with the duration of the COMMIT of every outermost transaction made through
- * `db.transaction`: better-sqlite3 runs BEGIN, the function and COMMIT in one call and offers no
- * hook, so the time from the function's return to the call's return is the COMMIT. Nested
- * transactions (savepoints) and transactions that roll back are not commits and are not observed.
- */
-export function observeCommits(db: Database.Database, observe: (seconds: number) => void): void {
-  const transaction = db.transaction.bind(db);
-  type Fn = (...args: unknown[]) => unknown;
-  db.transaction = ((fn: Fn) => {
-    let bodyDone = 0;
-    const tx = transaction(function (this: unknown, ...args: unknown[]) {
-      const result = fn.apply(this, args);
-      bodyDone = performance.now();
-      return result;
-    });
-    const timed = (run: Fn): Fn =>
-      function (this: unknown, ...args: unknown[]) {
-        const outermost = !db.inTransaction;
-        bodyDone = 0;
-        const result = run.apply(this, args);
-        if (outermost && bodyDone) observe((performance.now() - bodyDone) / 1000);
-        return result;
-      };
-    return Object.assign(timed(tx), {
-      default: timed(tx.default),
-      deferred: timed(tx.deferred),
-      immediate: timed(tx.immediate),
-      exclusive: timed(tx.exclusive),
-    });
-  }) as typeof db.transaction;
-}
-
-/**
  * GET /metrics in the Prometheus text format, open like /api/health: a scraper has no session, and
  * the answer holds counts under bounded labels, never a secret, an address or an error text
  * (decision 011). Registered before the routes, so that every route's requests are timed.
@@ -200,16 +172,16 @@ export function observeCommits(db: Database.Database, observe: (seconds: number)
 export default fp(
   async (app) => {
     const metrics = createOamMetrics({
-      slots: () => {
-        const config = app.configRepository.current();
+      slots: async () => {
+        const config = await app.configRepository.current();
         return app.agentSync.view(config).filter((s) => s.configured);
       },
       activeAlarms: () => app.agentSyncRepository.activeAlarms(),
-      latestRevision: () => app.configRepository.latestInfo()?.number ?? 0,
+      latestRevision: async () => (await app.configRepository.latestInfo())?.number ?? 0,
     });
     app.agentSync.onPushAnswered((push) => metrics.pushAnswered(push));
     app.snmpTraps.onTrap((trap) => metrics.trapSent(trap));
-    observeCommits(app.db, (seconds) => metrics.committed(seconds));
+    app.store.onCommit((seconds) => metrics.committed(seconds));
     app.addHook('onResponse', async (request, reply) => {
       const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
       metrics.request(

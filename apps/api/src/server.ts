@@ -31,6 +31,7 @@ async function main() {
 
   const app = await buildApp({
     databaseFile: data.databaseFile,
+    databaseUrl: env.IPFE_DATABASE_URL,
     sessionSecret: data.sessionSecret,
     secureCookies: env.IPFE_SECURE_COOKIES === 'true' || Boolean(https),
     https,

@@ -73,11 +73,11 @@ describe('an active-active Target Set (issue 18)', () => {
   ])(
     'refuses %s with 400, naming the field, and saves nothing',
     async (_, overrides, path, message) => {
-      const before = snapshot(t.app);
+      const before = await snapshot(t.app);
       const response = await admin.post('/api/target-sets', activeActive(overrides));
       expect(response.statusCode).toBe(400);
       expect(fieldsOf(response)[path]).toBe(message);
-      expect(snapshot(t.app)).toEqual(before);
+      expect(await snapshot(t.app)).toEqual(before);
     },
   );
 
@@ -95,12 +95,12 @@ describe('an active-active Target Set (issue 18)', () => {
 
   it('refuses clearing BGP on the Options page while a Target Set is active-active', async () => {
     expect((await admin.post('/api/target-sets', activeActive())).statusCode).toBe(201);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await admin.edit('/api/options', { ipfe: IPFE, bgp: null });
     expect(response.statusCode).toBeGreaterThanOrEqual(400);
     expect(response.statusCode).toBeLessThan(500);
     expect(JSON.stringify(response.json())).toContain('Target Set 1');
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 });
 

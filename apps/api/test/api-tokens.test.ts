@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { addUser, login, PASSWORD, snapshot } from './helpers.ts';
 import { useTestApp } from './test-app.ts';
@@ -36,19 +35,23 @@ describe('API tokens', () => {
       },
     ]);
     expect(list.body).not.toContain(secret.slice(5));
-    const file = readFileSync(t.databaseFile);
-    expect(file.includes(Buffer.from(secret.slice(5)))).toBe(false);
+    const rows = await t.app.store.db.selectFrom('api_tokens').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(secret.slice(5));
+    if (t.app.store.engine === 'sqlite') {
+      const file = readFileSync(t.databaseFile);
+      expect(file.includes(Buffer.from(secret.slice(5)))).toBe(false);
+    }
   });
 
   it('authenticate as their user with no cookie and no CSRF header, and record the last use', async () => {
     const { secret } = await tokenOf(admin);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const created = await withToken(secret, 'POST', '/api/xsi-networks', {
       name: 'xsi9',
       cidr: '10.9.0.0/16',
     });
     expect(created.statusCode).toBe(201);
-    expect(snapshot(t.app).revisions).toBe(before.revisions + 1);
+    expect((await snapshot(t.app)).revisions).toBe(before.revisions + 1);
     const log = (await admin.get('/api/revisions?limit=1')).json().items[0];
     expect(log.author).toBe('admin');
     const listed = (await admin.get('/api/users/me/tokens')).json().items[0];
@@ -94,9 +97,7 @@ describe('API tokens', () => {
     expect(gone.json().error.message).toBe(
       'Unknown API token (never issued, or its user was deleted)',
     );
-    const db = new Database(t.databaseFile, { readonly: true });
-    expect(db.prepare('SELECT count(*) AS n FROM api_tokens').get()).toEqual({ n: 0 });
-    db.close();
+    expect(await t.app.store.db.selectFrom('api_tokens').selectAll().execute()).toEqual([]);
   });
 
   it('refuse an unknown token, a malformed header, a token beside a session cookie, and minting a token', async () => {

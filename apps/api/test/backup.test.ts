@@ -75,11 +75,11 @@ describe('npm run backup', () => {
     const out = join(t.dir, 'while-writing.sqlite');
     const writer = startWriter();
     await new Promise((r) => setTimeout(r, 50));
-    const before = t.app.configRepository.count();
+    const before = await t.app.configRepository.count();
     const { stderr } = await run(process.execPath, [tsx, backupCli, '--out', out], {
       env: { ...process.env, IPFE_DATA_DIR: t.dir },
     });
-    const after = t.app.configRepository.count();
+    const after = await t.app.configRepository.count();
     await writer.stop();
 
     expect(after).toBeGreaterThan(before); // the OAM kept writing during the backup
@@ -89,7 +89,9 @@ describe('npm run backup', () => {
     expect(copy.revisions).toBeGreaterThanOrEqual(before);
     expect(copy.revisions).toBeLessThanOrEqual(after);
     // The copy's latest revision is the very one the OAM committed under that number.
-    expect(copy.latest!.sha256).toBe(t.app.configRepository.document(copy.revisions)!.sha256);
+    expect(copy.latest!.sha256).toBe(
+      (await t.app.configRepository.document(copy.revisions))!.sha256,
+    );
     expect(stderr).toContain(
       `ipfe-backup: ${copy.revisions} revisions (latest ${copy.revisions}, sha256 ${copy.latest!.sha256}) copied to ${out}`,
     );
@@ -102,9 +104,9 @@ describe('npm run backup', () => {
     const counts: { before: number; copy: number; after: number }[] = [];
     for (let i = 0; i < 5; i++) {
       const out = join(t.dir, `in-process-${i}.sqlite`);
-      const before = t.app.configRepository.count();
+      const before = await t.app.configRepository.count();
       await backupDatabase(t.databaseFile, out);
-      const after = t.app.configRepository.count();
+      const after = await t.app.configRepository.count();
       const copy = checkCopy(out);
       expect(copy.integrity).toBe('ok');
       counts.push({ before, copy: copy.revisions, after });
@@ -126,8 +128,8 @@ describe('npm run backup', () => {
     copyFileSync(out, join(restored, 'ipfe-oam.sqlite'));
     const again = await startApp({ dir: restored });
     try {
-      expect(again.app.configRepository.count()).toBe(result.revisions);
-      expect(again.app.configRepository.latestInfo()?.sha256).toBe(result.latest!.sha256);
+      expect(await again.app.configRepository.count()).toBe(result.revisions);
+      expect((await again.app.configRepository.latestInfo())?.sha256).toBe(result.latest!.sha256);
       const response = await (await login(again.app)).get('/api/target-sets');
       expect(response.statusCode).toBe(200);
     } finally {

@@ -12,7 +12,7 @@ const { t, admin } = useTestApp({
 describe('concurrent writers', () => {
   it('20 concurrent PUTs with the same If-Match: exactly one 200, nineteen 412, and the winner is what is stored', async () => {
     const { headers } = await admin.get('/api/target-sets/1');
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         admin.put(
@@ -27,7 +27,7 @@ describe('concurrent writers', () => {
     const winner = responses.find((r) => r.statusCode === 200)!.json();
     const stored = (await admin.get('/api/target-sets/1')).json();
     expect(stored.deleteAgeSeconds).toBe(winner.deleteAgeSeconds);
-    expect(snapshot(t.app).revisions).toBe(before.revisions + 1);
+    expect((await snapshot(t.app)).revisions).toBe(before.revisions + 1);
     for (const loser of responses.filter((r) => r.statusCode === 412)) {
       expect(loser.json().current.deleteAgeSeconds).toBe(winner.deleteAgeSeconds);
     }

@@ -52,18 +52,18 @@ describe('whole-configuration plan and apply', () => {
     expect(applied.headers['x-ipfe-revision']).toBe(String(document.revision + 1));
     const running = await exported();
     expect(running.config.targetSets[0].servers).toHaveLength(2);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     document.config.targetSets[0].servers[0].weight = 200;
     const stale = await put(document, `"${basedOn}"`);
     expect(stale.statusCode).toBe(409);
     expect(stale.json().error.message).toBe(
       `The running revision is ${document.revision + 1}, not ${basedOn} that this was planned against: plan again`,
     );
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('refuses an invalid document naming the field, and commits nothing', async () => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const document = await exported();
     const basedOn = `"${document.revision}"`;
     document.config.targetSets[0].servers[0].weight = 70000;
@@ -89,7 +89,7 @@ describe('whole-configuration plan and apply', () => {
     expect((await put(document, 'yesterday')).json().error.fields).toEqual([
       { path: 'If-Match', message: 'If-Match must be a revision number in quotes, such as "12"' },
     ]);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('allocates the Initiator Port Range of servers without one, up to 64; the 65th is named, nothing committed', async () => {
@@ -100,7 +100,7 @@ describe('whole-configuration plan and apply', () => {
       addresses: [`127.1.2.${i + 1}`],
     }));
     document.config.appServers.push(...extra);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const refused = await put(document, `"${document.revision}"`);
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error.fields).toEqual([
@@ -109,7 +109,7 @@ describe('whole-configuration plan and apply', () => {
         message: `No Initiator Port Range is left for bulk${64 - ranges}: at most 64 application servers`,
       },
     ]);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
 
     document.config.appServers.pop();
     const plan = (await admin.post('/api/config/plan', document)).json();
@@ -139,7 +139,7 @@ describe('whole-configuration plan and apply', () => {
     'answers 400 naming the field to appServers with %s, and commits nothing',
     async (_what, appServers) => {
       const document = await exported();
-      const before = snapshot(t.app);
+      const before = await snapshot(t.app);
       const body = { ...document, config: { ...document.config, appServers } };
       const plan = await admin.post('/api/config/plan', body);
       expect(plan.statusCode).toBe(200);
@@ -147,7 +147,7 @@ describe('whole-configuration plan and apply', () => {
       const refused = await put(body, `"${document.revision}"`);
       expect(refused.statusCode).toBe(400);
       expect(refused.json().error.fields[0].path).toMatch(/^config\.appServers/);
-      expect(snapshot(t.app)).toEqual(before);
+      expect(await snapshot(t.app)).toEqual(before);
     },
   );
 });

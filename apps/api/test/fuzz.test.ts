@@ -190,8 +190,8 @@ async function check(
   send: () => Promise<{ statusCode: number; json(): unknown }>,
   cleanUp: () => Promise<unknown>,
 ) {
-  const before = snapshot(t.app);
-  const users = t.app.usersRepository.count();
+  const before = await snapshot(t.app);
+  const users = await t.app.usersRepository.count();
   const response = await send();
   expect(response.statusCode).toBeLessThan(500);
   if (response.statusCode >= 400) {
@@ -200,8 +200,8 @@ async function check(
     };
     expect(error.code).toMatch(/^[A-Z_]+$/);
     expect(error.message.length).toBeGreaterThan(0);
-    expect(snapshot(t.app)).toEqual(before);
-    expect(t.app.usersRepository.count()).toBe(users);
+    expect(await snapshot(t.app)).toEqual(before);
+    expect(await t.app.usersRepository.count()).toBe(users);
   } else {
     await cleanUp();
   }

@@ -6,6 +6,10 @@ import { buildApp, type App, type AppOptions } from '../src/app.ts';
 import { ensureAdmin } from '../src/bootstrap.ts';
 import { hashPassword } from '../src/domain/passwords.ts';
 import type { Role } from '../src/repositories/users-repository.ts';
+import type { Engine, StoreLocation } from '../src/store/store.ts';
+import { inject } from 'vitest';
+import { createDatabase } from './postgres-server.ts';
+import type {} from './postgres-global-setup.ts';
 
 export const ADMIN_PASSWORD = 'admin-secret-1';
 export const PASSWORD = 'password-123';
@@ -13,36 +17,57 @@ export const PASSWORD = 'password-123';
 export interface TestApp {
   app: App;
   dir: string;
+  /** The SQLite file of the store; on PostgreSQL (`location` a URL), a path that is never made. */
   databaseFile: string;
+  /** Where the app's store is: the SQLite file, or its own fresh PostgreSQL database. */
+  location: StoreLocation;
   close(): Promise<void>;
 }
 
-/** The real app on a real SQLite file in a fresh temporary folder, with user admin. */
+/** Which engine the API suite runs on: PostgreSQL when its global setup started a server. */
+export function testEngine(): Engine {
+  return inject('postgresAdminUrl') ? 'postgres' : 'sqlite';
+}
+
+/**
+ * The real app on a real store in a fresh temporary folder, with user admin: a SQLite file there,
+ * or (the suite's PostgreSQL pass) a database of its own on the run's server, dropped on close.
+ */
 export async function startApp(
   options: Partial<AppOptions> & { dir?: string } = {},
 ): Promise<TestApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ipfe-api-test-'));
   const databaseFile = join(dir, 'ipfe-oam.sqlite');
+  const adminUrl = inject('postgresAdminUrl');
+  const database =
+    adminUrl && options.databaseUrl === undefined ? await createDatabase(adminUrl) : null;
+  const databaseUrl = options.databaseUrl ?? database?.url;
   const app = await buildApp({
     databaseFile,
     sessionSecret: 'test-session-secret-of-at-least-32-characters',
     agentSync: { enabled: false },
     ...options,
+    ...(databaseUrl ? { databaseUrl } : {}),
+  }).catch(async (err: unknown) => {
+    await database?.drop();
+    throw err;
   });
   await ensureAdmin(app.usersRepository, dir, ADMIN_PASSWORD, () => {});
   return {
     app,
     dir,
     databaseFile,
+    location: databaseUrl ? { url: databaseUrl } : { file: databaseFile },
     async close() {
       await app.close();
+      await database?.drop();
       if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
 export async function addUser(app: App, name: string, role: Role, password = PASSWORD) {
-  app.usersRepository.create(name, role, await hashPassword(password));
+  await app.usersRepository.create(name, role, await hashPassword(password));
 }
 
 /** A logged-in client: sends its cookie, and its CSRF token on every change. */
@@ -148,10 +173,10 @@ export const leastLoadTargetSet = (overrides: Record<string, unknown> = {}) => (
 });
 
 /** What a rejected write must leave unchanged. */
-export function snapshot(app: App) {
+export async function snapshot(app: App) {
   return {
-    revisions: app.configRepository.count(),
-    sha256: app.configRepository.latestInfo()?.sha256 ?? null,
+    revisions: await app.configRepository.count(),
+    sha256: (await app.configRepository.latestInfo())?.sha256 ?? null,
   };
 }
 

@@ -25,7 +25,7 @@ const send = (
 
 describe('hostile input', () => {
   it('answers 413 to an oversize body and changes nothing', async () => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await send(
       'POST',
       '/api/xsi-networks',
@@ -33,7 +33,7 @@ describe('hostile input', () => {
     );
     expect(response.statusCode).toBe(413);
     expect(response.json().error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('answers 415 to a body that is not JSON', async () => {
@@ -54,13 +54,13 @@ describe('hostile input', () => {
     ['POST', '/api/peer-node-groups', '{"name":"g","members":["10.2.0.0/16"],"hasOwnProperty":[]}'],
     ['POST', '/api/app-servers', '{"name":"s","addresses":["127.1.9.9"],"__proto__":{"x":1}}'],
   ] as const)('answers 4xx, naming what is wrong, to %s %s %s', async (method, url, payload) => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const etag = method === 'PUT' ? ((await admin.get(url)).headers.etag as string) : undefined;
     const response = await send(method, url, payload, etag ? { 'if-match': etag } : {});
     expect(response.statusCode).toBeGreaterThanOrEqual(400);
     expect(response.statusCode).toBeLessThan(500);
     expect(response.json().error.message).toMatch(/\w/);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it.each(['{', '{"name": "x",}', 'null', '[]', '"text"', '1e999', ''])(
@@ -168,13 +168,13 @@ describe('hostile input', () => {
           leastLoadTargetSet({ number: 2, primary: { address: '127.1.0.101' } }),
         );
         for (const { path, value: v } of mutations) setPath(body, path.split('.'), v);
-        const before = snapshot(t.app);
+        const before = await snapshot(t.app);
         const response = await admin.post('/api/target-sets', body);
         expect(response.statusCode).toBeLessThan(500);
         if (response.statusCode >= 400) {
           const error = response.json().error;
           expect(error.fields.length + error.message.length).toBeGreaterThan(0);
-          expect(snapshot(t.app)).toEqual(before);
+          expect(await snapshot(t.app)).toEqual(before);
         } else {
           await admin.remove('/api/target-sets/2');
         }

@@ -44,7 +44,7 @@ function withCell(row: number, column: string, value: string, file = SOURCE_FILE
 
 describe("importing the source product's CSV", () => {
   it('previews the changes against the running revision and commits nothing', async () => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await preview(SOURCE_FILE);
     expect(response.statusCode).toBe(200);
     const body = response.json();
@@ -64,7 +64,7 @@ describe("importing the source product's CSV", () => {
       'targetSets.8',
     ]);
     expect(body.changes.added[0].value).toBe(3869);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('marks, on a second preview, a change that undoes what another operator committed since', async () => {
@@ -148,13 +148,13 @@ describe("importing the source product's CSV", () => {
   it('refuses a basedOn that is no longer the running revision with 409, never merging', async () => {
     const { basedOn } = (await preview(SOURCE_FILE)).json();
     await admin.post('/api/target-sets', leastLoadTargetSet());
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await commit(SOURCE_FILE, basedOn);
     expect(response.statusCode).toBe(409);
     expect(response.json().error.message).toBe(
       `The running revision is ${basedOn + 1}, not ${basedOn} as when this file was previewed; preview it again (nothing was committed)`,
     );
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('takes the file as text/csv with a charset, or as text/plain', async () => {
@@ -178,9 +178,9 @@ describe("importing the source product's CSV", () => {
     const viewer = await login(t.app, 'victor', 'password-123');
     expect((await preview(SOURCE_FILE, operator)).statusCode).toBe(200);
     expect((await preview(SOURCE_FILE, viewer)).statusCode).toBe(403);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     expect((await commit(SOURCE_FILE, before.revisions, viewer)).statusCode).toBe(403);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
     const exported = await viewer.get('/api/export/source-csv');
     expect(exported.statusCode).toBe(200);
     expect(exported.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -254,7 +254,7 @@ describe('export then import is lossless', () => {
     await richConfiguration();
     const exported = await admin.get('/api/export/source-csv');
     expect(exported.statusCode).toBe(200);
-    const revision = snapshot(t.app).revisions;
+    const revision = (await snapshot(t.app)).revisions;
     expect(exported.headers['content-disposition']).toBe(
       `attachment; filename="ipfe-source-r${revision}.csv"`,
     );
@@ -266,12 +266,12 @@ describe('export then import is lossless', () => {
       problems: [],
       notImported: [],
     });
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await commit(exported.body, revision);
     expect(response.statusCode).toBe(200);
     expect(response.headers['x-ipfe-unchanged']).toBe('true');
     expect(response.json().number).toBe(revision);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('imported into an empty OAM, it gives the identical configuration', async () => {
@@ -282,8 +282,10 @@ describe('export then import is lossless', () => {
       const client = await login(other.app);
       const response = await commit(exported, 0, client);
       expect(response.statusCode, response.body).toBe(201);
-      expect(other.app.configRepository.current()).toEqual(t.app.configRepository.current());
-      expect(response.json().sha256).toBe(t.app.configRepository.latestInfo()!.sha256);
+      expect(await other.app.configRepository.current()).toEqual(
+        await t.app.configRepository.current(),
+      );
+      expect(response.json().sha256).toBe((await t.app.configRepository.latestInfo())!.sha256);
     } finally {
       await other.close();
     }
@@ -301,14 +303,14 @@ describe('export then import is lossless', () => {
 
 describe('a bad file is refused with every problem named, and commits nothing', () => {
   async function refused(file: string) {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const previewed = await preview(file);
     expect(previewed.statusCode).toBe(200);
     const response = await commit(file, previewed.json().basedOn);
     expect(response.statusCode).toBe(400);
     expect(response.json().error.code).toBe('VALIDATION');
     expect(response.json().error.message).toMatch(/^Nothing was committed: /);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
     return problemsOf(previewed);
   }
 
@@ -413,7 +415,7 @@ describe('a bad file is refused with every problem named, and commits nothing', 
   });
 
   it('refuses a file over the size limit with 413, naming the limit', async () => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const huge = `${SOURCE_FILE}\r\n${'IpfeListTsa,9\r\n'.repeat(80_000)}`;
     for (const response of [await preview(huge), await commit(huge, before.revisions)]) {
       expect(response.statusCode).toBe(413);
@@ -422,7 +424,7 @@ describe('a bad file is refused with every problem named, and commits nothing', 
         message: 'The CSV file is larger than 1 MiB (1048576 bytes), the most an import takes',
       });
     }
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('says how to send the file when the body is JSON', async () => {

@@ -23,8 +23,8 @@ describe('GET /api/ipfe', () => {
       server: null,
       text: 'No beacon from IPFE A2 for 3000 ms',
     };
-    t.app.agentSyncRepository.raise({ slot: 'A1', raisedAt, ...onServer });
-    t.app.agentSyncRepository.raise({ slot: 'A1', raisedAt, ...onIpfe });
+    await t.app.agentSyncRepository.raise({ slot: 'A1', raisedAt, ...onServer });
+    await t.app.agentSyncRepository.raise({ slot: 'A1', raisedAt, ...onIpfe });
     const response = await admin.get('/api/ipfe');
     expect(response.statusCode).toBe(200);
     const a1 = (response.json() as IpfeView).items.find((i) => i.slot === 'A1')!;

@@ -75,7 +75,7 @@ describe('the message of a refusal', () => {
         servers: [{ address: '127.1.1.1' }],
       }),
     );
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await admin.edit('/api/app-servers/mp1', {
       name: 'mp1',
       addresses: ['127.1.1.9', '2001:db8::1'],
@@ -85,13 +85,13 @@ describe('the message of a refusal', () => {
       message: 'Addresses: 127.1.1.1 is in use by Target Sets 1 and 2',
       fields: [{ path: 'addresses', message: '127.1.1.1 is in use by Target Sets 1 and 2' }],
     });
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it("names the Target Set and its field when a rollback fails today's rules", async () => {
     await admin.post('/api/target-sets', leastLoadTargetSet());
     // A revision of before the host-address rule: TSA 127.1.0.0, the network address of xsi1.
-    const { revision } = t.app.configRepository.commit('admin', (config) => ({
+    const { revision } = await t.app.configRepository.commit('admin', (config) => ({
       config: {
         ...config,
         targetSets: config.targetSets.map((ts) => ({
@@ -116,7 +116,7 @@ describe('a TSA or application server address is a host address of its XSI netwo
     ['127.1.0.0', 'network'],
     ['127.1.255.255', 'broadcast'],
   ])('refuses %s as a TSA (the %s address of 127.1.0.0/16)', async (address, role) => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const primary = await admin.post(
       '/api/target-sets',
       leastLoadTargetSet({ primary: { address } }),
@@ -144,7 +144,7 @@ describe('a TSA or application server address is a host address of its XSI netwo
         message: `${address} is the ${role} address of XSI network xsi1 (127.1.0.0/16), not a host address`,
       },
     ]);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('accepts the addresses next to them', async () => {

@@ -47,7 +47,7 @@ describe('/api/xsi-networks', () => {
   it('refuses to delete or shrink a network that addresses still use, naming the users', async () => {
     await seedPrerequisites(admin);
     await admin.post('/api/target-sets', leastLoadTargetSet());
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const deleted = await admin.remove('/api/xsi-networks/xsi1');
     expect(deleted.statusCode).toBe(409);
     expect(deleted.json().error.code).toBe('IN_USE');
@@ -65,7 +65,7 @@ describe('/api/xsi-networks', () => {
     expect(fieldsOf(shrunk).cidr).toBe(
       '127.1.0.100 must stay on an XSI network: it is an address of Target Set 1',
     );
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 });
 

@@ -34,7 +34,7 @@ describe('/api/options', () => {
     expect(response.statusCode).toBe(200);
     expect(response.json().ipfe.A1).toEqual({ address: '127.250.0.11', agentPort: 9701 });
     expect(response.headers['x-ipfe-revision']).toBe('1');
-    expect(t.app.configRepository.latestInfo()).toMatchObject({
+    expect(await t.app.configRepository.latestInfo()).toMatchObject({
       number: 1,
       author: 'admin',
       summary: 'Edit IPFE options',
@@ -63,11 +63,11 @@ describe('/api/options', () => {
     [{ monitorProtocol: 'snmp' }, 'monitorProtocol', /one of: heartbeat, tcpConnectOnly, disabled/],
     [{ imbalanceThresholdPct: 0 }, 'imbalanceThresholdPct', /from 1 to 100/],
   ])('refuses %j at %s', async (body, path, message) => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await admin.edit('/api/options', body);
     expect(response.statusCode).toBe(400);
     expect(fieldsOf(response)[path]).toMatch(message);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it("keeps an Active IPFE's address read-only while a Target Set uses it", async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.ts';
 import { warningsOf } from '../src/domain/collections.ts';
 import { ListAnswer } from '../src/http/list-answer.ts';
-import { openDatabase } from '../src/plugins/db.ts';
+import { Store } from '../src/store/store.ts';
 import { ConfigRepository } from '../src/repositories/config-repository.ts';
 import { leastLoadTargetSet, type Client } from './helpers.ts';
 import { useTestApp } from './test-app.ts';
@@ -23,8 +23,8 @@ const KINDS = {
 } as const;
 
 /** The list answer as the route built it before: from the running configuration, per request. */
-function expectedList(app: App, route: (typeof ROUTES)[number]): string {
-  const config = app.configRepository.current();
+async function expectedList(app: App, route: (typeof ROUTES)[number]): Promise<string> {
+  const config = await app.configRepository.current();
   const issues = checkConfiguration(config);
   const kind = KINDS[route];
   const items = config[kind].map((item, index) => {
@@ -37,7 +37,7 @@ function expectedList(app: App, route: (typeof ROUTES)[number]): string {
       owner,
       activeBindings: targetSet?.activeBindings ?? null,
       notForwarded: targetSet?.notForwarded ?? null,
-      notServed: app.agentSync.notServed(ts),
+      notServed: app.agentSync.notServed(ts, config),
       warnings,
     };
   });
@@ -49,7 +49,7 @@ async function expectFreshLists(app: App, admin: Client) {
     const response = await admin.get(`/api/${route}`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(response.body).toBe(expectedList(app, route));
+    expect(response.body).toBe(await expectedList(app, route));
     expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.body)));
   }
 }
@@ -96,7 +96,7 @@ describe('lists built once per revision', () => {
     const head = await admin.request({ method: 'HEAD', url: '/api/target-sets' });
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe(
-      String(Buffer.byteLength(expectedList(t.app, 'target-sets'))),
+      String(Buffer.byteLength(await expectedList(t.app, 'target-sets'))),
     );
     expect(head.body).toBe('');
   });
@@ -137,7 +137,7 @@ describe('lists built once per revision', () => {
 
   it('serve the rolled-back revision after a rollback, as it was answered then', async () => {
     const then = (await admin.get('/api/target-sets')).body;
-    const revision = t.app.configRepository.latestInfo()!.number;
+    const revision = (await t.app.configRepository.latestInfo())!.number;
     await admin.edit('/api/target-sets/1', leastLoadTargetSet({ deleteAgeSeconds: 900 }));
     await admin.remove('/api/xsi-networks/xsi6');
     expect((await admin.get('/api/target-sets')).body).not.toBe(then);
@@ -146,11 +146,11 @@ describe('lists built once per revision', () => {
     await expectFreshLists(t.app, admin);
   });
 
-  it('see a revision committed by another writer of the file, even one that reuses the number', async () => {
+  it('see a revision committed by another writer of the store, even one that reuses the number', async () => {
     await expectFreshLists(t.app, admin);
-    const db = openDatabase(t.databaseFile);
+    const store = await Store.open(t.location);
     try {
-      const other = new ConfigRepository(db);
+      const other = new ConfigRepository(store);
       const setDeleteAge = (seconds: number) =>
         other.commit('elsewhere', (config) => ({
           config: {
@@ -162,16 +162,16 @@ describe('lists built once per revision', () => {
           summary: `Delete Age ${seconds}`,
           value: null,
         }));
-      const { revision } = setDeleteAge(700);
+      const { revision } = await setDeleteAge(700);
       expect((await targetSets(admin))[0]!.deleteAgeSeconds).toBe(700);
       await expectFreshLists(t.app, admin);
       // The latest revision replaced by another of the same number (a restored file, say).
-      db.prepare('DELETE FROM revisions WHERE number = ?').run(revision!.number);
-      expect(setDeleteAge(800).revision?.number).toBe(revision!.number);
+      await store.db.deleteFrom('revisions').where('number', '=', revision!.number).execute();
+      expect((await setDeleteAge(800)).revision?.number).toBe(revision!.number);
       expect((await targetSets(admin))[0]!.deleteAgeSeconds).toBe(800);
       await expectFreshLists(t.app, admin);
     } finally {
-      db.close();
+      await store.close();
     }
   });
 
@@ -210,7 +210,7 @@ describe('lists built once per revision', () => {
 describe('reads of one item and their ETags, built once per revision', () => {
   it('answer the latest item and ETag after a commit and a rollback', async () => {
     const first = await admin.get('/api/target-sets/1');
-    const revision = t.app.configRepository.latestInfo()!.number;
+    const revision = (await t.app.configRepository.latestInfo())!.number;
     const edited = await admin.put(
       '/api/target-sets/1',
       leastLoadTargetSet({ deleteAgeSeconds: 900 }),

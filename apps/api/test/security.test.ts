@@ -117,7 +117,7 @@ describe('who may call what: every route of the OpenAPI document, with each role
       payload: { role: 'admin' },
     });
     expect(own.statusCode).toBe(403);
-    expect(t.app.usersRepository.find('otto')?.role).toBe('operator');
+    expect((await t.app.usersRepository.find('otto'))?.role).toBe('operator');
   });
 });
 

@@ -145,7 +145,7 @@ describe('first start', () => {
     dirs.push(dir);
     const data = prepareDataDir(dir, undefined);
     const t = await startApp({ dir, databaseFile: data.databaseFile });
-    t.app.usersRepository.delete('admin');
+    await t.app.usersRepository.delete('admin');
     const lines: string[] = [];
     await ensureAdmin(t.app.usersRepository, dir, undefined, (l) => lines.push(l));
     const password = readFileSync(join(dir, 'initial-admin-password'), 'utf8').trim();

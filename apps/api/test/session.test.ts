@@ -1,7 +1,8 @@
 import type { Session } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/plugins/db.ts';
-import { SqliteSessionStore } from '../src/repositories/session-store.ts';
+import { sql } from 'kysely';
+import { StoreSessionStore } from '../src/repositories/session-store.ts';
+import { Store } from '../src/store/store.ts';
 import {
   addUser,
   ADMIN_PASSWORD,
@@ -118,8 +119,9 @@ describe('GET and DELETE /api/session', () => {
 
   it('leaves the session as stored on reads: no write, no new cookie, the 8 h counted from login', async () => {
     const client = await login(t.app);
-    const stored = () => t.app.db.prepare('SELECT id, data, expires_at FROM sessions').all();
-    const atLogin = stored();
+    const stored = () =>
+      t.app.store.db.selectFrom('sessions').select(['id', 'data', 'expires_at']).execute();
+    const atLogin = await stored();
     expect(atLogin).toHaveLength(1);
     for (const url of ['/api/session', '/api/target-sets', '/api/options']) {
       await new Promise((resolve) => setTimeout(resolve, 5)); // a rewrite would move the expiry
@@ -127,7 +129,7 @@ describe('GET and DELETE /api/session', () => {
       expect(response.statusCode).toBe(200);
       expect(response.headers['set-cookie']).toBeUndefined();
     }
-    expect(stored()).toEqual(atLogin);
+    expect(await stored()).toEqual(atLogin);
   });
 });
 
@@ -147,7 +149,7 @@ describe('CSRF', () => {
       expect(response.statusCode).toBe(403);
       expect(response.json().error.code).toBe('CSRF');
     }
-    expect(t.app.configRepository.count()).toBe(0);
+    expect(await t.app.configRepository.count()).toBe(0);
   });
 
   it("refuses another session's token", async () => {
@@ -163,29 +165,28 @@ describe('CSRF', () => {
   });
 });
 
-describe('what another process writes to the file', () => {
-  // Another API process on the same file: its logout, user changes and deletions, and an expiry,
+describe('what another process writes to the store', () => {
+  // Another API process on the same store: its logout, user changes and deletions, and an expiry,
   // count on the very next request here, however often the session was used before.
-  const fromAnotherProcess = (sql: string, ...params: unknown[]) => {
-    const db = openDatabase(t.databaseFile);
+  const fromAnotherProcess = async (statement: string) => {
+    const other = await Store.open(t.location);
     try {
-      db.prepare(sql).run(...params);
+      await sql.raw(statement).execute(other.db);
     } finally {
-      db.close();
+      await other.close();
     }
   };
 
   it('ends a session there logged out, expired, of a user deleted or with a new password', async () => {
-    const changes: [string, (name: string) => void][] = [
+    const changes: [string, (name: string) => Promise<void>][] = [
       ['logout', () => fromAnotherProcess('DELETE FROM sessions')],
-      ['expiry', () => fromAnotherProcess('UPDATE sessions SET expires_at = ?', Date.now() - 1)],
-      ['deletion', (name) => fromAnotherProcess('DELETE FROM users WHERE name = ?', name)],
+      ['expiry', () => fromAnotherProcess(`UPDATE sessions SET expires_at = ${Date.now() - 1}`)],
+      ['deletion', (name) => fromAnotherProcess(`DELETE FROM users WHERE name = '${name}'`)],
       [
         'new password',
         (name) =>
           fromAnotherProcess(
-            'UPDATE users SET session_epoch = session_epoch + 1 WHERE name = ?',
-            name,
+            `UPDATE users SET session_epoch = session_epoch + 1 WHERE name = '${name}'`,
           ),
       ],
     ];
@@ -194,11 +195,11 @@ describe('what another process writes to the file', () => {
       await addUser(t.app, name, 'operator');
       const client = await login(t.app, name, PASSWORD);
       for (let i = 0; i < 3; i++) expect((await client.get('/api/session')).statusCode).toBe(200);
-      change(name);
+      await change(name);
       const after = await client.get('/api/session');
       expect(after.json(), what).toEqual({ user: null });
       expect((await client.get('/api/options')).statusCode, what).toBe(401);
-      fromAnotherProcess('DELETE FROM sessions');
+      await fromAnotherProcess('DELETE FROM sessions');
     }
   });
 
@@ -208,11 +209,11 @@ describe('what another process writes to the file', () => {
     await addUser(t.app, 'otto', 'operator');
     const otto = await login(t.app, 'otto', PASSWORD);
     expect((await otto.get('/api/session')).json().user.role).toBe('operator');
-    fromAnotherProcess("UPDATE users SET role = 'viewer' WHERE name = 'otto'");
+    await fromAnotherProcess("UPDATE users SET role = 'viewer' WHERE name = 'otto'");
     expect((await otto.get('/api/session')).json().user.role).toBe('viewer');
     const refused = await otto.post('/api/target-sets', leastLoadTargetSet());
     expect(refused.statusCode).toBe(403);
-    fromAnotherProcess("UPDATE users SET role = 'operator' WHERE name = 'otto'");
+    await fromAnotherProcess("UPDATE users SET role = 'operator' WHERE name = 'otto'");
     expect((await otto.post('/api/target-sets', leastLoadTargetSet())).statusCode).toBe(201);
   });
 });
@@ -237,8 +238,11 @@ describe('the user read with the session', () => {
 
   it('is handed over once, and only for the session it was read with', async () => {
     const client = await login(t.app);
-    const store = new SqliteSessionStore(t.app.db);
-    const id = t.app.db.prepare('SELECT id FROM sessions').pluck().get() as string;
+    const store = new StoreSessionStore(t.app.store);
+    const { id } = await t.app.store.db
+      .selectFrom('sessions')
+      .select('id')
+      .executeTakeFirstOrThrow();
     const get = (sessionId: string) =>
       new Promise<Session | null | undefined>((resolve, reject) =>
         store.get(sessionId, (err, session) => (err ? reject(err) : resolve(session))),
@@ -257,7 +261,7 @@ describe('the user read with the session', () => {
     expect(store.takeUser(id)).toBeUndefined(); // the last read was of another session
 
     await addUser(t.app, 'root2', 'admin');
-    t.app.usersRepository.delete('admin');
+    await t.app.usersRepository.delete('admin');
     expect((await get(id))?.username).toBe('admin');
     expect(store.takeUser(id)).toBeNull(); // read with it: no such user
     expect((await client.get('/api/session')).json()).toEqual({ user: null });

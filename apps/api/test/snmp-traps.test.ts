@@ -78,7 +78,7 @@ describe('trap destinations (GET/PUT /api/options/snmp-traps)', () => {
   });
 
   it('saves destinations and never answers their secrets, only that they are set', async () => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await save([v2c, v3]);
     expect(response.statusCode, response.body).toBe(200);
     const expected = [
@@ -102,7 +102,7 @@ describe('trap destinations (GET/PUT /api/options/snmp-traps)', () => {
       for (const secret of ['c0mmunity-secret', 'auth-key-secret', 'priv-key-secret'])
         expect(body).not.toContain(secret);
     // Kept in the OAM alone: no revision for the agents, nothing in the configuration.
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
     const exported = await admin.get('/api/revisions');
     expect(exported.body).not.toContain('127.162.9.1');
   });

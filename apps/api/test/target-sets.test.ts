@@ -11,7 +11,7 @@ describe('POST /api/target-sets', () => {
     expect(response.headers.location).toBe('/api/target-sets/1');
     expect(response.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
     expect(Number(response.headers['x-ipfe-revision'])).toBe(
-      t.app.configRepository.latestInfo()!.number,
+      (await t.app.configRepository.latestInfo())!.number,
     );
     const body = response.json();
     expect(body).toMatchObject({
@@ -42,7 +42,7 @@ describe('POST /api/target-sets', () => {
       initiatorPortRange: { start: 16384, end: 16895 },
       chancePct: 33.3,
     });
-    expect(t.app.configRepository.latestInfo()!.summary).toBe('Insert Target Set 1');
+    expect((await t.app.configRepository.latestInfo())!.summary).toBe('Insert Target Set 1');
   });
 
   it('takes the lowest unused number when none is given', async () => {
@@ -91,7 +91,7 @@ describe('POST /api/target-sets', () => {
 
   it('refuses weight 70000 naming servers.0.weight, and changes nothing', async () => {
     await admin.post('/api/target-sets', leastLoadTargetSet());
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await admin.post(
       '/api/target-sets',
       leastLoadTargetSet({
@@ -104,7 +104,7 @@ describe('POST /api/target-sets', () => {
     expect(fieldsOf(response)).toEqual({
       'servers.0.weight': 'Weighting must be a whole number from 0 to 65535',
     });
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it.each([
@@ -189,11 +189,11 @@ describe('POST /api/target-sets', () => {
       /Required/,
     ],
   ])('refuses %s with a message at its field', async (_what, overrides, path, message) => {
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const response = await admin.post('/api/target-sets', leastLoadTargetSet(overrides));
     expect(response.statusCode).toBe(400);
     expect(fieldsOf(response)[path]).toMatch(message);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('accepts a secondary address whose rows are the same servers’ other addresses, and warns when it shares the Active IPFE', async () => {
@@ -363,7 +363,7 @@ describe('GET, PUT and DELETE /api/target-sets/:number', () => {
         )
       ).statusCode,
     ).toBe(200);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const stale = await admin.put(
       '/api/target-sets/1',
       leastLoadTargetSet({ deleteAgeSeconds: 800 }),
@@ -372,7 +372,7 @@ describe('GET, PUT and DELETE /api/target-sets/:number', () => {
     expect(stale.statusCode).toBe(412);
     expect(stale.json().error.code).toBe('PRECONDITION_FAILED');
     expect(stale.json().current.deleteAgeSeconds).toBe(700);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('keeps number and family read-only on edit', async () => {

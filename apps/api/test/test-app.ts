@@ -65,6 +65,9 @@ export function useTestApp({
     get databaseFile() {
       return started().t.databaseFile;
     },
+    get location() {
+      return started().t.location;
+    },
     close: () => started().t.close(),
   };
   const admin: Client = {

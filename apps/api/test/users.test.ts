@@ -88,7 +88,7 @@ describe('roles', () => {
     ]) {
       expect((await viewer.get(url)).statusCode, url).toBe(200);
     }
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const attempts = [
       await viewer.post('/api/target-sets', leastLoadTargetSet()),
       await viewer.edit('/api/options', {}),
@@ -102,13 +102,13 @@ describe('roles', () => {
         message: 'This needs the operator role; you are viewer',
       });
     }
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
     expect((await viewer.get('/api/users')).statusCode).toBe(403);
   });
 
   it('lets an operator change configuration, recorded as its author, but not users', async () => {
     expect((await operator.post('/api/target-sets', leastLoadTargetSet())).statusCode).toBe(201);
-    expect(t.app.configRepository.latestInfo()!.author).toBe('otto');
+    expect((await t.app.configRepository.latestInfo())!.author).toBe('otto');
     expect((await operator.get('/api/users')).statusCode).toBe(403);
     expect(
       (await operator.post('/api/users', { name: 'x', password: PASSWORD, role: 'admin' }))

@@ -109,11 +109,11 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain('Plan of site.yaml against revision 7:\n');
     expect(plan.stdout).toContain('  ~ targetSets.1.servers.1.weight: 100 → 300\n');
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const applied = await ipfe(['apply', 'site.yaml']);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('Applied site.yaml: revision 8 (planned against 7)\n');
-    expect(snapshot(t.app).revisions).toBe(before.revisions + 1);
+    expect((await snapshot(t.app)).revisions).toBe(before.revisions + 1);
     const running = (await admin.get('/api/target-sets/1')).json();
     expect(running.servers[1].weight).toBe(300);
     expect(await ipfe(['plan', 'site.yaml'])).toMatchObject({
@@ -132,14 +132,14 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     expect(
       (await admin.post('/api/xsi-networks', { name: 'late', cidr: '10.7.0.0/16' })).statusCode,
     ).toBe(201);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const stale = await ipfe(['apply', 'site.yaml', '--based-on', '7']);
     // Its own exit code, so that a pipeline can tell "plan again" from a broken file (exit 1).
     expect(stale.code).toBe(3);
     expect(stale.stderr).toBe(
       'ipfe apply: site.yaml: refused, nothing committed: The running revision is 8, not 7 that this was planned against: plan again\n',
     );
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('allocates the Initiator Port Range of a server the file gives none; a given one is kept and checked', async () => {
@@ -155,14 +155,14 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     });
     writeFileSync(file('site.yaml'), doc.toString());
 
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const taken = await ipfe(['apply', 'site.yaml']);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain(
       'config.appServers.4.initiatorPortRange: Initiator Port Range is already allocated to mp1: leave it out and a free one is allocated',
     );
     expect(taken.stderr).not.toContain('appServers.3');
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
 
     editYaml('site.yaml', ['config', 'appServers', 4, 'initiatorPortRange'], {
       start: 18944,
@@ -193,7 +193,7 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
 
   it('names the file, line and column of bad YAML and of a bad field; nothing is committed', async () => {
     await ipfe(['export', '--out', 'site.yaml']);
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     writeFileSync(
       file('broken.yaml'),
       'formatVersion: 1\nconfig:\n  options: {\n  targetSets: [\n',
@@ -232,7 +232,7 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     expect((await ipfe(['plan', 'missing.yaml'])).stderr).toBe(
       'ipfe plan: missing.yaml: cannot read it (no such file)\n',
     );
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
   });
 
   it('says the token was revoked, and exits 1', async () => {
@@ -295,12 +295,12 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
       return lines.map((l, i) => (i === row ? cells.join(',') : l)).join('\r\n');
     };
     writeFileSync(file('bad.csv'), withWeight('heavy'));
-    const before = snapshot(t.app);
+    const before = await snapshot(t.app);
     const bad = await ipfe(['import', 'bad.csv']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(new RegExp(`^bad\\.csv:${row + 1}: Server2Weighting: .+`, 'm'));
     expect(bad.stderr).toMatch(/bad\.csv: 1 problem; nothing committed\n$/);
-    expect(snapshot(t.app)).toEqual(before);
+    expect(await snapshot(t.app)).toEqual(before);
 
     writeFileSync(file('site.csv'), withWeight('300'));
     const imported = await ipfe(['import', 'site.csv']);

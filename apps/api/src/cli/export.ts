@@ -1,14 +1,14 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../plugins/db.ts';
+import { Store } from '../store/store.ts';
 import { ConfigRepository } from '../repositories/config-repository.ts';
 
 const USAGE =
   'usage: npm run export -- [--revision N] [--out FILE]   (IPFE_DATA_DIR selects the data folder)';
 
 /** Writes a revision's config document (default: the latest) to a file or standard output. */
-function main() {
+async function main() {
   let values: { revision?: string; out?: string };
   try {
     values = parseArgs({
@@ -25,18 +25,20 @@ function main() {
     console.error(`ipfe-export: no OAM data at ${file} (set IPFE_DATA_DIR)`);
     process.exit(1);
   }
-  const db = openDatabase(file);
+  const store = await Store.open({ file });
   try {
-    const configs = new ConfigRepository(db);
+    const configs = new ConfigRepository(store);
     const revision =
-      values.revision === undefined ? (configs.latestInfo()?.number ?? 0) : Number(values.revision);
+      values.revision === undefined
+        ? ((await configs.latestInfo())?.number ?? 0)
+        : Number(values.revision);
     if (!Number.isSafeInteger(revision) || revision < 0) {
       console.error(
         `ipfe-export: --revision must be a whole number, not ${values.revision}\n${USAGE}`,
       );
       process.exit(2);
     }
-    const document = configs.document(revision);
+    const document = await configs.document(revision);
     if (!document) {
       console.error(`ipfe-export: revision ${revision} does not exist in ${file}`);
       process.exit(1);
@@ -52,8 +54,8 @@ function main() {
       process.stdout.write(text);
     }
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
-main();
+void main();

@@ -17,12 +17,12 @@ export function commitHeaders(reply: FastifyReply, revision: RevisionInfo | null
  * Answers a commit of a whole configuration: 201 with the new revision, or 200 with the running
  * one when nothing changed.
  */
-export function sendCommit(
+export async function sendCommit(
   reply: FastifyReply,
   revision: RevisionInfo | null,
-  running: () => RevisionInfo,
-): FastifyReply {
+  running: () => Promise<RevisionInfo>,
+): Promise<FastifyReply> {
   return revision
     ? commitHeaders(reply.code(201), revision).send(revision)
-    : commitHeaders(reply.code(200), null).send(running());
+    : commitHeaders(reply.code(200), null).send(await running());
 }

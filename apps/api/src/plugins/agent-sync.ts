@@ -10,7 +10,7 @@ declare module 'fastify' {
 /** Starts pushing and polling once the app is ready; stops on close. */
 export default fp(
   async (app, opts: AgentSyncOptions & { enabled: boolean }) => {
-    const sync = new AgentSync(
+    const sync = await AgentSync.create(
       app.configRepository,
       app.agentSyncRepository,
       opts,

@@ -28,7 +28,7 @@ export default fp(
         (path === '/api/session' && typeof tried === 'string' ? tried.slice(0, 64) : null);
       const revision = reply.getHeader(REVISION_HEADER);
       const unchanged = reply.getHeader(UNCHANGED_HEADER) !== undefined;
-      app.auditRepository.record({
+      await app.auditRepository.record({
         user,
         address: request.ip,
         action,

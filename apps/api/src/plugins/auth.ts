@@ -7,7 +7,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../http/errors.ts';
 import type { Role, UserRecord } from '../repositories/users-repository.ts';
 import type { ApiToken } from '../repositories/api-tokens-repository.ts';
-import { SqliteSessionStore } from '../repositories/session-store.ts';
+import { StoreSessionStore } from '../repositories/session-store.ts';
 import { RememberingSigner } from '../http/remembering-signer.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/passwords.ts';
 
@@ -72,13 +72,13 @@ function rateLimited(res: unknown, what: string): ApiError {
 }
 
 /**
- * Sessions (cookie + SQLite store), the role check of every route, the CSRF check of every
+ * Sessions (cookie + the OAM's store), the role check of every route, the CSRF check of every
  * state-changing request, and login with rate limits per address and per user.
  */
 export default fp(
   async (app, opts: AuthOptions) => {
     await app.register(fastifyCookie);
-    const store = new SqliteSessionStore(app.db);
+    const store = new StoreSessionStore(app.store);
     if (opts.sessionSecret.length < 32)
       throw new Error('the session secret must have 32 characters or more');
     await app.register(fastifySession, {
@@ -113,7 +113,7 @@ export default fp(
      * `Authorization: Bearer <API token>`: the request is its user's, with the user's role as it is
      * now. Never together with a session cookie: which of the two would the request be?
      */
-    const authenticateToken = (request: FastifyRequest, authorization: string) => {
+    const authenticateToken = async (request: FastifyRequest, authorization: string) => {
       if (request.cookies[SESSION_COOKIE] !== undefined) {
         throw new ApiError(
           'UNAUTHENTICATED',
@@ -127,8 +127,8 @@ export default fp(
           'The Authorization header must be "Bearer <API token>"',
         );
       }
-      const found = app.apiTokensRepository.find(match[1]!);
-      const user = found && app.usersRepository.find(found.token.user);
+      const found = await app.apiTokensRepository.find(match[1]!);
+      const user = found && (await app.usersRepository.find(found.token.user));
       if (!found || !user) {
         throw new ApiError(
           'UNAUTHENTICATED',
@@ -141,7 +141,7 @@ export default fp(
           `API token revoked (${found.token.name}, at ${found.revokedAt}); create a new one`,
         );
       }
-      app.apiTokensRepository.touch(found.token);
+      await app.apiTokensRepository.touch(found.token);
       request.user = user;
       request.apiToken = found.token;
     };
@@ -155,7 +155,7 @@ export default fp(
       const userKey = username.toLowerCase();
       const locked = await perUser.get(userKey);
       if (locked && locked.remainingPoints <= 0) throw rateLimited(locked, 'user');
-      const user = app.usersRepository.find(username);
+      const user = await app.usersRepository.find(username);
       const valid = await verifyPassword(
         password,
         user?.passwordHash ?? (await DUMMY_HASH_PROMISE),
@@ -182,7 +182,7 @@ export default fp(
         const user =
           read !== undefined && (read === null || read.name === username)
             ? read
-            : app.usersRepository.find(username);
+            : await app.usersRepository.find(username);
         if (user && user.sessionEpoch === request.session.get('epoch')) request.user = user;
       }
       // The GUI's files and the API documentation are public; everything else under /api/ is not.
@@ -191,7 +191,7 @@ export default fp(
       const access = accessOf(method, request.routeOptions.config.access);
       if (access === 'public') return;
       const authorization = request.headers.authorization;
-      if (authorization !== undefined) authenticateToken(request, authorization);
+      if (authorization !== undefined) await authenticateToken(request, authorization);
       if (!request.user)
         throw new ApiError('UNAUTHENTICATED', 'Log in first (your session may have expired)');
       // A token request carries no cookie, so no other site can make a browser send it: no CSRF.

@@ -1,3 +1,4 @@
+import type { SnmpTrapDestination } from '@ipfe/schema';
 import fp from 'fastify-plugin';
 import { SnmpTrapSender } from '../services/snmp-traps.ts';
 
@@ -11,13 +12,19 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const repository = app.snmpTrapsRepository;
+    // Read once here and kept as each save leaves them: sending a trap reads nothing.
+    const { engineId } = await repository.settings();
+    let destinations: readonly SnmpTrapDestination[] = await repository.destinations();
     const sender = new SnmpTrapSender({
-      destinations: () => repository.destinations(),
-      engineId: () => repository.settings().engineId,
+      destinations: () => [...destinations],
+      engineId: () => engineId,
       log: app.log.child({ component: 'snmp-traps' }),
     });
     app.decorate('snmpTraps', sender);
-    repository.onChange(() => sender.changed());
+    repository.onChange((saved) => {
+      destinations = saved;
+      sender.changed();
+    });
     app.agentSync.onAlarm((event) => sender.send(event));
     app.addHook('onClose', async () => sender.close());
   },

@@ -1,6 +1,6 @@
-import type Database from 'better-sqlite3';
 import type { AlarmRecord, IpfeSlot, SyncState } from '@ipfe/schema';
 import fp from 'fastify-plugin';
+import type { Db, Store } from '../store/store.ts';
 
 export type { AlarmRecord, SyncState };
 
@@ -70,12 +70,17 @@ const alarmOf = (r: AlarmRow): AlarmRecord => ({
 
 /** Push state per IPFE slot and the alarm log: what survives an OAM restart. */
 export class AgentSyncRepository {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly store: Store,
+    private readonly db: Db = store.db,
+  ) {}
 
-  get(slot: IpfeSlot): SyncRecord {
-    const row = this.db
-      .prepare<[string], SyncRow>('SELECT * FROM agent_sync WHERE slot = ?')
-      .get(slot);
+  async get(slot: IpfeSlot): Promise<SyncRecord> {
+    const row = await this.db
+      .selectFrom('agent_sync')
+      .selectAll()
+      .where('slot', '=', slot)
+      .executeTakeFirst();
     return row
       ? syncOf(row)
       : {
@@ -91,63 +96,72 @@ export class AgentSyncRepository {
         };
   }
 
-  save(record: SyncRecord): void {
-    this.db
-      .prepare(
-        `INSERT INTO agent_sync (slot, desired_revision, applied_revision, applied_sha256, rejected_revision,
-           rejected_error, last_error, last_contact, state)
-         VALUES (@slot, @desiredRevision, @appliedRevision, @appliedSha256, @rejectedRevision, @rejectedError,
-           @lastError, @lastContact, @state)
-         ON CONFLICT (slot) DO UPDATE SET desired_revision = excluded.desired_revision,
-           applied_revision = excluded.applied_revision, applied_sha256 = excluded.applied_sha256,
-           rejected_revision = excluded.rejected_revision, rejected_error = excluded.rejected_error,
-           last_error = excluded.last_error, last_contact = excluded.last_contact, state = excluded.state`,
-      )
-      .run(record);
+  async save(record: SyncRecord): Promise<void> {
+    const row = {
+      desired_revision: record.desiredRevision,
+      applied_revision: record.appliedRevision,
+      applied_sha256: record.appliedSha256,
+      rejected_revision: record.rejectedRevision,
+      rejected_error: record.rejectedError,
+      last_error: record.lastError,
+      last_contact: record.lastContact,
+      state: record.state,
+    };
+    await this.db
+      .insertInto('agent_sync')
+      .values({ slot: record.slot, ...row })
+      .onConflict((oc) => oc.column('slot').doUpdateSet(row))
+      .execute();
   }
 
-  activeAlarms(slot?: string): AlarmRecord[] {
-    const rows = slot
-      ? this.db
-          .prepare<[string], AlarmRow>(
-            'SELECT * FROM alarms WHERE cleared_at IS NULL AND slot = ? ORDER BY raised_at',
-          )
-          .all(slot)
-      : this.db
-          .prepare<[], AlarmRow>('SELECT * FROM alarms WHERE cleared_at IS NULL ORDER BY raised_at')
-          .all();
+  async activeAlarms(slot?: string): Promise<AlarmRecord[]> {
+    let query = this.db.selectFrom('alarms').selectAll().where('cleared_at', 'is', null);
+    if (slot) query = query.where('slot', '=', slot);
+    return (await query.orderBy('raised_at').execute()).map(alarmOf);
+  }
+
+  async history(limit: number): Promise<AlarmRecord[]> {
+    const rows = await this.db
+      .selectFrom('alarms')
+      .selectAll()
+      .where('cleared_at', 'is not', null)
+      .orderBy('cleared_at', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map(alarmOf);
   }
 
-  history(limit: number): AlarmRecord[] {
-    return this.db
-      .prepare<[number], AlarmRow>(
-        'SELECT * FROM alarms WHERE cleared_at IS NOT NULL ORDER BY cleared_at DESC LIMIT ?',
-      )
-      .all(limit)
-      .map(alarmOf);
-  }
-
   /** Answers the new alarm's id. */
-  raise(alarm: NewAlarm): number {
-    return Number(
-      this.db
-        .prepare(
-          `INSERT INTO alarms (slot, code, name, severity, target_set, server, text, raised_at)
-         VALUES (@slot, @code, @name, @severity, @targetSet, @server, @text, @raisedAt)`,
-        )
-        .run(alarm).lastInsertRowid,
-    );
+  async raise(alarm: NewAlarm): Promise<number> {
+    const { id } = await this.db
+      .insertInto('alarms')
+      .values({
+        slot: alarm.slot,
+        code: alarm.code,
+        name: alarm.name,
+        severity: alarm.severity,
+        target_set: alarm.targetSet,
+        server: alarm.server,
+        text: alarm.text,
+        raised_at: alarm.raisedAt,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(id);
   }
 
-  clear(id: number, clearedAt: string): void {
-    this.db
-      .prepare('UPDATE alarms SET cleared_at = ? WHERE id = ? AND cleared_at IS NULL')
-      .run(clearedAt, id);
+  async clear(id: number, clearedAt: string): Promise<void> {
+    await this.db
+      .updateTable('alarms')
+      .set({ cleared_at: clearedAt })
+      .where('id', '=', id)
+      .where('cleared_at', 'is', null)
+      .execute();
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  /** Runs `fn` in one transaction, with the repository of it. */
+  transaction<T>(fn: (repository: AgentSyncRepository) => Promise<T>): Promise<T> {
+    return this.store.transaction((trx) => fn(new AgentSyncRepository(this.store, trx)), this.db);
   }
 }
 
@@ -159,7 +173,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app) => {
-    app.decorate('agentSyncRepository', new AgentSyncRepository(app.db));
+    app.decorate('agentSyncRepository', new AgentSyncRepository(app.store));
   },
   { name: 'agent-sync-repository', dependencies: ['db'] },
 );

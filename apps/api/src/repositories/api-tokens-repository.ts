@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import fp from 'fastify-plugin';
 import type { ApiToken } from '@ipfe/schema';
+import type { Db } from '../store/store.ts';
 
 export type { ApiToken };
 
@@ -38,68 +38,63 @@ export interface TokenLookup {
 }
 
 export class ApiTokensRepository {
-  private readonly byHash: Database.Statement<[string], TokenRow>;
-
-  constructor(private readonly db: Database.Database) {
-    this.byHash = db.prepare<[string], TokenRow>('SELECT * FROM api_tokens WHERE secret_hash = ?');
-  }
+  constructor(private readonly db: Db) {}
 
   /** A new token of `user`; the secret is returned here and never again. */
-  create(user: string, name: string): { token: ApiToken; secret: string } {
+  async create(user: string, name: string): Promise<{ token: ApiToken; secret: string }> {
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const now = new Date().toISOString();
-    const { lastInsertRowid } = this.db
-      .prepare('INSERT INTO api_tokens (user, name, secret_hash, created_at) VALUES (?, ?, ?, ?)')
-      .run(user, name, hashSecret(secret), now);
-    return {
-      token: { id: Number(lastInsertRowid), user, name, createdAt: now, lastUsedAt: null },
-      secret,
-    };
+    const { id } = await this.db
+      .insertInto('api_tokens')
+      .values({ user, name, secret_hash: hashSecret(secret), created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { token: { id: Number(id), user, name, createdAt: now, lastUsedAt: null }, secret };
   }
 
-  find(secret: string): TokenLookup | null {
-    const row = this.byHash.get(hashSecret(secret));
+  async find(secret: string): Promise<TokenLookup | null> {
+    const row = await this.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('secret_hash', '=', hashSecret(secret))
+      .executeTakeFirst();
     return row ? { token: tokenOf(row), revokedAt: row.revoked_at } : null;
   }
 
   /** Records a use, at most once per `LAST_USED_RESOLUTION_MS`. */
-  touch(token: ApiToken, now = new Date()): void {
+  async touch(token: ApiToken, now = new Date()): Promise<void> {
     const last = token.lastUsedAt ? Date.parse(token.lastUsedAt) : 0;
     if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
-    this.db
-      .prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?')
-      .run(now.toISOString(), token.id);
+    await this.db
+      .updateTable('api_tokens')
+      .set({ last_used_at: now.toISOString() })
+      .where('id', '=', token.id)
+      .execute();
   }
 
   /** The tokens not revoked, of one user or (no user) of every user, oldest first. */
-  list(user?: string): ApiToken[] {
-    const rows =
+  async list(user?: string): Promise<ApiToken[]> {
+    let query = this.db.selectFrom('api_tokens').selectAll().where('revoked_at', 'is', null);
+    query =
       user === undefined
-        ? this.db
-            .prepare<[], TokenRow>(
-              'SELECT * FROM api_tokens WHERE revoked_at IS NULL ORDER BY user, id',
-            )
-            .all()
-        : this.db
-            .prepare<[string], TokenRow>(
-              'SELECT * FROM api_tokens WHERE revoked_at IS NULL AND user = ? ORDER BY id',
-            )
-            .all(user);
-    return rows.map(tokenOf);
+        ? query.orderBy('user').orderBy('id')
+        : query.where('user', '=', user).orderBy('id');
+    return (await query.execute()).map(tokenOf);
   }
 
   /**
    * Revokes a token not revoked yet (of `user` when given). False when there is no such token:
    * the caller answers 404 rather than telling whose tokens exist.
    */
-  revoke(id: number, user?: string): boolean {
-    const result = this.db
-      .prepare(
-        `UPDATE api_tokens SET revoked_at = ?
-         WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR user = ?)`,
-      )
-      .run(new Date().toISOString(), id, user ?? null, user ?? null);
-    return result.changes === 1;
+  async revoke(id: number, user?: string): Promise<boolean> {
+    let query = this.db
+      .updateTable('api_tokens')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null);
+    if (user !== undefined) query = query.where('user', '=', user);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 }
 
@@ -111,7 +106,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app) => {
-    app.decorate('apiTokensRepository', new ApiTokensRepository(app.db));
+    app.decorate('apiTokensRepository', new ApiTokensRepository(app.store.db));
   },
   { name: 'api-tokens-repository', dependencies: ['db'] },
 );

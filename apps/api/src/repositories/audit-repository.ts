@@ -1,33 +1,29 @@
-import type Database from 'better-sqlite3';
 import type { AuditEntry } from '@ipfe/schema';
 import fp from 'fastify-plugin';
+import type { Db } from '../store/store.ts';
 
 export class AuditRepository {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Db) {}
 
-  record(entry: Omit<AuditEntry, 'id' | 'at'>): void {
-    this.db
-      .prepare(
-        `INSERT INTO audit (at, user, address, action, target, status, detail)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        new Date().toISOString(),
-        entry.user,
-        entry.address,
-        entry.action,
-        entry.target,
-        entry.status,
-        entry.detail,
-      );
+  async record(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
+    await this.db
+      .insertInto('audit')
+      .values({
+        at: new Date().toISOString(),
+        user: entry.user,
+        address: entry.address,
+        action: entry.action,
+        target: entry.target,
+        status: entry.status,
+        detail: entry.detail,
+      })
+      .execute();
   }
 
-  list(limit: number, before?: number): AuditEntry[] {
-    return this.db
-      .prepare<[number, number], AuditEntry>(
-        'SELECT * FROM audit WHERE id < ? ORDER BY id DESC LIMIT ?',
-      )
-      .all(before ?? Number.MAX_SAFE_INTEGER, limit);
+  async list(limit: number, before?: number): Promise<AuditEntry[]> {
+    let query = this.db.selectFrom('audit').selectAll();
+    if (before !== undefined) query = query.where('id', '<', before);
+    return query.orderBy('id', 'desc').limit(limit).execute();
   }
 }
 
@@ -39,7 +35,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app) => {
-    app.decorate('auditRepository', new AuditRepository(app.db));
+    app.decorate('auditRepository', new AuditRepository(app.store.db));
   },
   { name: 'audit-repository', dependencies: ['db'] },
 );

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import {
   checkConfiguration,
   emptyConfiguration,
@@ -10,6 +9,7 @@ import {
 } from '@ipfe/schema';
 import { buildDocument, canonicalJson } from '@ipfe/schema/digest';
 import fp from 'fastify-plugin';
+import type { Db, Store } from '../store/store.ts';
 
 export type { RevisionInfo };
 
@@ -64,41 +64,32 @@ export class ConfigRepository {
   /**
    * The latest revision as last read. Every read asks the database which revision is the latest
    * (one indexed row) and rebuilds this when the number or digest differs: a commit of this
-   * process, a rollback (a commit too) or another writer of the file all show up there.
+   * process, a rollback (a commit too) or another writer of the store all show up there.
    */
   private state: RevisionState | null = null;
   private readonly listeners: ((revision: RevisionInfo) => void)[] = [];
-  private readonly latestStatement: Database.Statement<[], RevisionRow>;
-  /**
-   * What tells the latest revision apart, asked on every read: two columns rather than five (a
-   * `PRAGMA data_version` check would save about 0.7 µs more, but would have to be told of this
-   * connection's own commits; not worth a second way to miss one).
-   */
-  private readonly latestKey: Database.Statement<[], { number: number; sha256: string }>;
 
   /** Called after each commit, outside its transaction. */
   onCommit(listener: (revision: RevisionInfo) => void): void {
     this.listeners.push(listener);
   }
 
-  constructor(private readonly db: Database.Database) {
-    this.latestStatement = db.prepare<[], RevisionRow>(
-      'SELECT number, author, created_at, summary, sha256 FROM revisions ORDER BY number DESC LIMIT 1',
-    );
-    this.latestKey = db.prepare(
-      'SELECT number, sha256 FROM revisions ORDER BY number DESC LIMIT 1',
-    );
-  }
+  constructor(private readonly store: Store) {}
 
-  latestInfo(): RevisionInfo | null {
-    const row = this.latestStatement.get();
+  async latestInfo(db: Db = this.store.db): Promise<RevisionInfo | null> {
+    const row = await db
+      .selectFrom('revisions')
+      .select(['number', 'author', 'created_at', 'summary', 'sha256'])
+      .orderBy('number', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row ? infoOf(row) : null;
   }
 
   /** The running revision: the latest, or revision 0 (the empty configuration) before any. */
-  runningInfo(): RevisionInfo {
+  async runningInfo(): Promise<RevisionInfo> {
     return (
-      this.latestInfo() ?? {
+      (await this.latestInfo()) ?? {
         number: 0,
         author: '',
         createdAt: '',
@@ -108,31 +99,46 @@ export class ConfigRepository {
     );
   }
 
-  /** The state of the latest revision, read from the database only when a new one is there. */
-  private latestState(): RevisionState {
-    const latest = this.latestKey.get();
+  /**
+   * The state of the latest revision, read from the database only when a new one is there. What
+   * tells the latest revision apart is asked on every read: two columns rather than five.
+   */
+  private async latestState(db: Db = this.store.db): Promise<RevisionState> {
+    const latest = await db
+      .selectFrom('revisions')
+      .select(['number', 'sha256'])
+      .orderBy('number', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     const number = latest?.number ?? 0;
     const sha256 = latest?.sha256 ?? '';
-    if (this.state?.number !== number || this.state.sha256 !== sha256) {
-      let config = emptyConfiguration();
-      if (latest) {
-        const document = this.document(number);
-        if (!document) throw new Error(`revision ${number} vanished`);
-        config = underiveConfiguration(document.config);
-      }
-      this.state = { number, sha256, config: deepFreeze(config), issues: null, derived: new Map() };
+    const known = this.state;
+    if (known?.number === number && known.sha256 === sha256) return known;
+    let config = emptyConfiguration();
+    if (latest) {
+      const document = await this.document(number, db);
+      if (!document) throw new Error(`revision ${number} vanished`);
+      config = underiveConfiguration(document.config);
     }
-    return this.state;
+    const state = { number, sha256, config: deepFreeze(config), issues: null, derived: new Map() };
+    this.state = state;
+    return state;
   }
 
   /** The running configuration (stored form, a copy of its own); the empty one before the first commit. */
-  current(): Configuration {
-    return structuredClone(this.latestState().config);
+  async current(): Promise<Configuration> {
+    return structuredClone((await this.latestState()).config);
+  }
+
+  /** The running revision's number and configuration (a copy), read together. */
+  async running(): Promise<{ number: number; config: Configuration }> {
+    const state = await this.latestState();
+    return { number: state.number, config: structuredClone(state.config) };
   }
 
   /** The rules' verdict on the running configuration (its warnings), computed once per revision. */
-  currentIssues(): ConfigIssue[] {
-    const state = this.latestState();
+  async currentIssues(): Promise<ConfigIssue[]> {
+    const state = await this.latestState();
     state.issues ??= checkConfiguration(state.config);
     return state.issues;
   }
@@ -142,11 +148,11 @@ export class ConfigRepository {
    * issues; later calls with the same `key` answer its result until the next revision. What it
    * returns is shared by every request of that revision, so it must not be changed either.
    */
-  perRevision<T>(
+  async perRevision<T>(
     key: unknown,
     build: (config: Configuration, issues: ConfigIssue[], revision: number) => T,
-  ): T {
-    const state = this.latestState();
+  ): Promise<T> {
+    const state = await this.latestState();
     if (!state.derived.has(key)) {
       state.issues ??= checkConfiguration(state.config);
       state.derived.set(key, build(state.config, state.issues, state.number));
@@ -154,52 +160,67 @@ export class ConfigRepository {
     return state.derived.get(key) as T;
   }
 
-  list(limit: number, before?: number): RevisionInfo[] {
-    return this.db
-      .prepare<[number, number], RevisionRow>(
-        `SELECT number, author, created_at, summary, sha256 FROM revisions
-         WHERE number < ? ORDER BY number DESC LIMIT ?`,
-      )
-      .all(before ?? Number.MAX_SAFE_INTEGER, limit)
-      .map(infoOf);
+  async list(limit: number, before?: number): Promise<RevisionInfo[]> {
+    let query = this.store.db
+      .selectFrom('revisions')
+      .select(['number', 'author', 'created_at', 'summary', 'sha256']);
+    // No bound at all rather than a huge one: PostgreSQL's INTEGER holds no 2^53.
+    if (before !== undefined) query = query.where('number', '<', before);
+    const rows = await query.orderBy('number', 'desc').limit(limit).execute();
+    return rows.map(infoOf);
   }
 
-  count(): number {
-    return this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM revisions').get()!.n;
+  async count(): Promise<number> {
+    const row = await this.store.db
+      .selectFrom('revisions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Revision 0 is the empty configuration every history starts from. */
-  document(number: number): ConfigDocument | null {
+  async document(number: number, db: Db = this.store.db): Promise<ConfigDocument | null> {
     if (number === 0) return buildDocument(0, emptyConfiguration());
-    const row = this.db
-      .prepare<[number], { document: string }>('SELECT document FROM revisions WHERE number = ?')
-      .get(number);
+    const row = await db
+      .selectFrom('revisions')
+      .select('document')
+      .where('number', '=', number)
+      .executeTakeFirst();
     return row ? (JSON.parse(row.document) as ConfigDocument) : null;
   }
 
   /**
-   * Runs `change` on the latest configuration and stores its result as the next revision. A
-   * result whose document is the running one (same digest) is no change: no revision is stored,
-   * no listener is told (nothing is pushed), and `revision` is null.
+   * Runs `change` on the latest configuration and stores its result as the next revision, in one
+   * transaction. A result whose document is the running one (same digest) is no change: no
+   * revision is stored, no listener is told (nothing is pushed), and `revision` is null. Two
+   * writers that both read revision N both try to store N + 1: the revision number is the primary
+   * key, so one of them fails and the store runs it again from the start (decision 021) — on the
+   * new latest configuration, where its own checks (an If-Match, say) see the other's change.
    */
-  commit<T>(
+  async commit<T>(
     author: string,
-    change: (base: Configuration) => Change<T>,
-  ): { revision: RevisionInfo | null; value: T } {
-    const run = this.db.transaction(() => {
-      const latest = this.latestInfo();
-      const result = change(this.current());
+    change: (base: Configuration, latest: number) => Change<T>,
+  ): Promise<{ revision: RevisionInfo | null; value: T }> {
+    const result = await this.store.transaction(async (trx) => {
+      const latest = await this.latestInfo(trx);
+      const base = structuredClone((await this.latestState(trx)).config);
+      const result = change(base, latest?.number ?? 0);
       const number = (latest?.number ?? 0) + 1;
       const document = buildDocument(number, result.config);
       const running = latest?.sha256 ?? buildDocument(0, emptyConfiguration()).sha256;
       if (document.sha256 === running) return { revision: null, value: result.value };
       const createdAt = new Date().toISOString();
-      this.db
-        .prepare(
-          `INSERT INTO revisions (number, author, created_at, summary, sha256, document)
-           VALUES (?, ?, ?, ?, ?, ?)`,
-        )
-        .run(number, author, createdAt, result.summary, document.sha256, canonicalJson(document));
+      await trx
+        .insertInto('revisions')
+        .values({
+          number,
+          author,
+          created_at: createdAt,
+          summary: result.summary,
+          sha256: document.sha256,
+          document: canonicalJson(document),
+        })
+        .execute();
       const revision: RevisionInfo = {
         number,
         author,
@@ -209,7 +230,6 @@ export class ConfigRepository {
       };
       return { revision, value: result.value };
     });
-    const result: { revision: RevisionInfo | null; value: T } = run.immediate();
     const { revision } = result;
     if (revision) for (const listener of this.listeners) listener(revision);
     return result;
@@ -224,7 +244,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app) => {
-    app.decorate('configRepository', new ConfigRepository(app.db));
+    app.decorate('configRepository', new ConfigRepository(app.store));
   },
   { name: 'config-repository', dependencies: ['db'] },
 );

@@ -1,6 +1,6 @@
-import type Database from 'better-sqlite3';
 import type { SessionStore } from '@fastify/session';
 import type { Session } from 'fastify';
+import type { Store } from '../store/store.ts';
 import { recordOf, type UserRecord, type UserRow } from './users-repository.ts';
 
 type Callback = (err?: unknown) => void;
@@ -11,53 +11,63 @@ const DEFAULT_TTL_MS = 8 * 3600 * 1000;
 /** A session's row and its user's (all null when the session names no existing user). */
 type SessionRow = { data: string } & { [K in keyof UserRow]: UserRow[K] | null };
 
-/** Sessions in the same SQLite file, so that they survive a restart of the API. */
-export class SqliteSessionStore implements SessionStore {
-  /**
-   * Every request reads its session, and then its user: both in one statement, prepared once
-   * (one SQLite read instead of two per request).
-   */
-  private readonly getStatement: Database.Statement<[string, number], SessionRow>;
+/** Sessions in the OAM's store, so that they survive a restart of the API. */
+export class StoreSessionStore implements SessionStore {
   /** The user read with the last session read, until taken; see `takeUser`. */
   private lastRead: { id: string; user: UserRecord | null } | null = null;
 
-  constructor(private readonly db: Database.Database) {
-    this.getStatement = db.prepare<[string, number], SessionRow>(
-      `SELECT s.data, u.* FROM sessions AS s
-       LEFT JOIN users AS u ON u.name = json_extract(s.data, '$.username')
-       WHERE s.id = ? AND s.expires_at >= ?`,
-    );
-  }
+  constructor(private readonly store: Store) {}
 
   set(id: string, session: Session, callback: Callback): void {
-    try {
-      const expires = (session as { cookie?: { expires?: string | Date | null } }).cookie?.expires;
-      const expiresAt = expires ? new Date(expires).getTime() : Date.now() + DEFAULT_TTL_MS;
-      this.db
-        .prepare(
-          `INSERT INTO sessions (id, data, expires_at) VALUES (?, ?, ?)
-           ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at`,
-        )
-        .run(id, JSON.stringify(session), expiresAt);
-      this.db.prepare('DELETE FROM sessions WHERE expires_at < ?').run(Date.now());
-      callback();
-    } catch (err) {
-      callback(err);
-    }
+    const expires = (session as { cookie?: { expires?: string | Date | null } }).cookie?.expires;
+    const expiresAt = expires ? new Date(expires).getTime() : Date.now() + DEFAULT_TTL_MS;
+    const data = JSON.stringify(session);
+    this.store.db
+      .insertInto('sessions')
+      .values({ id, data, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ data, expires_at: expiresAt }))
+      .execute()
+      .then(() =>
+        this.store.db.deleteFrom('sessions').where('expires_at', '<', Date.now()).execute(),
+      )
+      .then(
+        () => callback(),
+        (err: unknown) => callback(err),
+      );
   }
 
+  /**
+   * Every request reads its session, and then its user: both in one statement (one read of the
+   * store instead of two per request).
+   */
   get(id: string, callback: GetCallback): void {
-    let session: Session | null;
-    try {
-      this.lastRead = null;
-      const row = this.getStatement.get(id, Date.now());
-      session = row ? (JSON.parse(row.data) as Session) : null;
-      if (row) this.lastRead = { id, user: row.name === null ? null : recordOf(row as UserRow) };
-    } catch (err) {
-      callback(err);
-      return;
-    }
-    callback(null, session);
+    this.lastRead = null;
+    this.store.db
+      .selectFrom('sessions as s')
+      .leftJoin('users as u', (join) =>
+        join.on((eb) => eb('u.name', '=', this.store.jsonText('s.data', 'username'))),
+      )
+      .select([
+        's.data',
+        'u.name',
+        'u.role',
+        'u.password_hash',
+        'u.session_epoch',
+        'u.created_at',
+        'u.updated_at',
+      ])
+      .where('s.id', '=', id)
+      .where('s.expires_at', '>=', Date.now())
+      .executeTakeFirst()
+      .then(
+        (row: SessionRow | undefined) => {
+          const session = row ? (JSON.parse(row.data) as Session) : null;
+          if (row)
+            this.lastRead = { id, user: row.name === null ? null : recordOf(row as UserRow) };
+          callback(null, session);
+        },
+        (err: unknown) => callback(err),
+      );
   }
 
   /**
@@ -73,11 +83,13 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   destroy(id: string, callback: Callback): void {
-    try {
-      this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
-      callback();
-    } catch (err) {
-      callback(err);
-    }
+    this.store.db
+      .deleteFrom('sessions')
+      .where('id', '=', id)
+      .execute()
+      .then(
+        () => callback(),
+        (err: unknown) => callback(err),
+      );
   }
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type {
   SnmpAuthProtocol,
   SnmpPrivProtocol,
@@ -7,6 +6,7 @@ import type {
   SnmpTrapDestination,
 } from '@ipfe/schema';
 import fp from 'fastify-plugin';
+import type { Db, Store } from '../store/store.ts';
 
 interface DestinationRow {
   host: string;
@@ -46,77 +46,85 @@ function newEngineId(): string {
 
 /** The trap destinations (with their secrets) and the OAM's SNMPv3 engine ID. */
 export class SnmpTrapsRepository {
-  readonly #listeners: (() => void)[] = [];
+  readonly #listeners: ((destinations: readonly SnmpTrapDestination[]) => void)[] = [];
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly store: Store,
+    private readonly db: Db = store.db,
+  ) {}
 
   /** The engine ID and the save counter, made on first use. */
-  settings(): { engineId: string; generation: number } {
+  async settings(db: Db = this.db): Promise<{ engineId: string; generation: number }> {
     const read = () =>
-      this.db
-        .prepare<[], { engine_id: string; generation: number }>(
-          'SELECT engine_id, generation FROM snmp_trap_settings WHERE id = 1',
-        )
-        .get();
-    let row = read();
+      db
+        .selectFrom('snmp_trap_settings')
+        .select(['engine_id', 'generation'])
+        .where('id', '=', 1)
+        .executeTakeFirst();
+    let row = await read();
     if (!row) {
-      this.db
-        .prepare(
-          'INSERT INTO snmp_trap_settings (id, engine_id, generation) VALUES (1, ?, 0) ON CONFLICT (id) DO NOTHING',
-        )
-        .run(newEngineId());
-      row = read()!;
+      await db
+        .insertInto('snmp_trap_settings')
+        .values({ id: 1, engine_id: newEngineId(), generation: 0 })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      row = (await read())!;
     }
     return { engineId: row.engine_id, generation: row.generation };
   }
 
-  destinations(): SnmpTrapDestination[] {
-    return this.db
-      .prepare<[], DestinationRow>('SELECT * FROM snmp_trap_destinations ORDER BY position')
-      .all()
-      .map(destinationOf);
+  async destinations(): Promise<SnmpTrapDestination[]> {
+    const rows = await this.db
+      .selectFrom('snmp_trap_destinations')
+      .selectAll()
+      .orderBy('position')
+      .execute();
+    return rows.map((r) => destinationOf(r as DestinationRow));
   }
 
   /**
    * Replaces every destination, if the save counter is still `generation` (checked inside the
    * transaction); answers false, changing nothing, when someone saved in between.
    */
-  replace(generation: number, destinations: readonly SnmpTrapDestination[]): boolean {
-    const saved = this.db.transaction(() => {
-      if (this.settings().generation !== generation) return false;
-      this.db.prepare('DELETE FROM snmp_trap_destinations').run();
-      const insert = this.db.prepare(
-        `INSERT INTO snmp_trap_destinations (position, host, port, version, community, user,
-           security_level, auth_protocol, auth_key, priv_protocol, priv_key)
-         VALUES (@position, @host, @port, @version, @community, @user, @securityLevel,
-           @authProtocol, @authKey, @privProtocol, @privKey)`,
-      );
-      destinations.forEach((d, position) =>
-        insert.run({
-          position,
-          host: d.host,
-          port: d.port,
-          version: d.version,
-          community: d.version === 'v2c' ? d.community : null,
-          user: d.version === 'v3' ? d.user : null,
-          securityLevel: d.version === 'v3' ? d.securityLevel : null,
-          authProtocol: d.version === 'v3' ? d.authProtocol : null,
-          authKey: d.version === 'v3' ? d.authKey : null,
-          privProtocol: d.version === 'v3' ? d.privProtocol : null,
-          privKey: d.version === 'v3' ? d.privKey : null,
-        }),
-      );
-      this.db
-        .prepare('UPDATE snmp_trap_settings SET generation = generation + 1 WHERE id = 1')
-        .run();
+  async replace(
+    generation: number,
+    destinations: readonly SnmpTrapDestination[],
+  ): Promise<boolean> {
+    const saved = await this.store.transaction(async (trx) => {
+      if ((await this.settings(trx)).generation !== generation) return false;
+      await trx.deleteFrom('snmp_trap_destinations').execute();
+      if (destinations.length > 0)
+        await trx
+          .insertInto('snmp_trap_destinations')
+          .values(
+            destinations.map((d, position) => ({
+              position,
+              host: d.host,
+              port: d.port,
+              version: d.version,
+              community: d.version === 'v2c' ? d.community : null,
+              user: d.version === 'v3' ? d.user : null,
+              security_level: d.version === 'v3' ? d.securityLevel : null,
+              auth_protocol: d.version === 'v3' ? d.authProtocol : null,
+              auth_key: d.version === 'v3' ? d.authKey : null,
+              priv_protocol: d.version === 'v3' ? d.privProtocol : null,
+              priv_key: d.version === 'v3' ? d.privKey : null,
+            })),
+          )
+          .execute();
+      await trx
+        .updateTable('snmp_trap_settings')
+        .set((eb) => ({ generation: eb('generation', '+', 1) }))
+        .where('id', '=', 1)
+        .execute();
       return true;
-    })();
-    if (saved) for (const listener of this.#listeners) listener();
+    }, this.db);
+    if (saved) for (const listener of this.#listeners) listener(destinations);
     return saved;
   }
 
-  /** Tells `listener` after each save. */
-  onChange(listener: () => void): void {
+  /** Tells `listener` the destinations saved, after each save. */
+  onChange(listener: (destinations: readonly SnmpTrapDestination[]) => void): void {
     this.#listeners.push(listener);
   }
 }
@@ -129,7 +137,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app) => {
-    app.decorate('snmpTrapsRepository', new SnmpTrapsRepository(app.db));
+    app.decorate('snmpTrapsRepository', new SnmpTrapsRepository(app.store));
   },
   { name: 'snmp-traps-repository', dependencies: ['db'] },
 );

@@ -1,6 +1,7 @@
-import type Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import fp from 'fastify-plugin';
 import type { Role, User } from '@ipfe/schema';
+import type { Db, Store } from '../store/store.ts';
 
 export type { Role, User };
 
@@ -35,67 +36,74 @@ export const publicUser = ({ name, role, createdAt, updatedAt }: UserRecord): Us
 });
 
 export class UsersRepository {
-  /** Every request with a session looks its user up: the statement is prepared once. */
-  private readonly findStatement: Database.Statement<[string], UserRow>;
+  constructor(
+    private readonly store: Store,
+    private readonly db: Db = store.db,
+  ) {}
 
-  constructor(private readonly db: Database.Database) {
-    this.findStatement = db.prepare<[string], UserRow>('SELECT * FROM users WHERE name = ?');
-  }
-
-  find(name: string): UserRecord | null {
-    const row = this.findStatement.get(name);
+  async find(name: string): Promise<UserRecord | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('name', '=', name)
+      .executeTakeFirst();
     return row ? recordOf(row) : null;
   }
 
-  list(): UserRecord[] {
-    return this.db.prepare<[], UserRow>('SELECT * FROM users ORDER BY name').all().map(recordOf);
+  async list(): Promise<UserRecord[]> {
+    const rows = await this.db.selectFrom('users').selectAll().orderBy('name').execute();
+    return rows.map(recordOf);
   }
 
-  count(): number {
-    return this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users').get()!.n;
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
-  countAdmins(): number {
-    return this.db
-      .prepare<[], { n: number }>("SELECT count(*) AS n FROM users WHERE role = 'admin'")
-      .get()!.n;
+  async countAdmins(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('role', '=', 'admin')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** False when the name is taken. */
-  create(name: string, role: Role, passwordHash: string): boolean {
+  async create(name: string, role: Role, passwordHash: string): Promise<boolean> {
     const now = new Date().toISOString();
-    const result = this.db
-      .prepare(
-        `INSERT INTO users (name, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (name) DO NOTHING`,
-      )
-      .run(name, role, passwordHash, now, now);
-    return result.changes === 1;
+    const result = await this.db
+      .insertInto('users')
+      .values({ name, role, password_hash: passwordHash, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
-  update(name: string, changes: { role?: Role; passwordHash?: string }): void {
-    const now = new Date().toISOString();
-    this.db
-      .prepare(
-        `UPDATE users SET role = coalesce(?, role), password_hash = coalesce(?, password_hash),
-           session_epoch = session_epoch + (? IS NOT NULL), updated_at = ? WHERE name = ?`,
-      )
-      .run(
-        changes.role ?? null,
-        changes.passwordHash ?? null,
-        changes.passwordHash ?? null,
-        now,
-        name,
-      );
+  async update(name: string, changes: { role?: Role; passwordHash?: string }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({
+        updated_at: new Date().toISOString(),
+        ...(changes.role !== undefined ? { role: changes.role } : {}),
+        ...(changes.passwordHash !== undefined
+          ? { password_hash: changes.passwordHash, session_epoch: sql<number>`session_epoch + 1` }
+          : {}),
+      })
+      .where('name', '=', name)
+      .execute();
   }
 
-  delete(name: string): void {
-    this.db.prepare('DELETE FROM users WHERE name = ?').run(name);
+  async delete(name: string): Promise<void> {
+    await this.db.deleteFrom('users').where('name', '=', name).execute();
   }
 
-  /** Runs `fn` in one immediate transaction (checks and writes see the same state). */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+  /** Runs `fn` in one transaction (checks and writes see the same state), with the users of it. */
+  transaction<T>(fn: (users: UsersRepository) => Promise<T>): Promise<T> {
+    return this.store.transaction((trx) => fn(new UsersRepository(this.store, trx)), this.db);
   }
 }
 
@@ -107,7 +115,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app) => {
-    app.decorate('usersRepository', new UsersRepository(app.db));
+    app.decorate('usersRepository', new UsersRepository(app.store));
   },
   { name: 'users-repository', dependencies: ['db'] },
 );

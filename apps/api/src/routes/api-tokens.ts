@@ -39,7 +39,7 @@ const apiTokenRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: apiTokenListSchema },
       },
     },
-    async (request) => ({ items: tokens.list(request.user!.name) }),
+    async (request) => ({ items: await tokens.list(request.user!.name) }),
   );
 
   app.post(
@@ -62,7 +62,7 @@ const apiTokenRoutes: FastifyPluginAsyncZod = async (app) => {
           'An API token cannot create tokens: log in with your password to create one',
         );
       }
-      const created = tokens.create(request.user!.name, request.body.name);
+      const created = await tokens.create(request.user!.name, request.body.name);
       return reply
         .code(201)
         .header('location', `/api/users/me/tokens/${created.token.id}`)
@@ -83,7 +83,7 @@ const apiTokenRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      if (!tokens.revoke(request.params.id, request.user!.name)) {
+      if (!(await tokens.revoke(request.params.id, request.user!.name))) {
         throw notFound(`Your API token ${request.params.id}`);
       }
       return reply.code(204).send();
@@ -101,7 +101,7 @@ const apiTokenRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: apiTokenListSchema },
       },
     },
-    async () => ({ items: tokens.list() }),
+    async () => ({ items: await tokens.list() }),
   );
 
   app.delete(
@@ -117,7 +117,8 @@ const apiTokenRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      if (!tokens.revoke(request.params.id)) throw notFound(`API token ${request.params.id}`);
+      if (!(await tokens.revoke(request.params.id)))
+        throw notFound(`API token ${request.params.id}`);
       return reply.code(204).send();
     },
   );

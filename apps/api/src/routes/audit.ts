@@ -19,7 +19,7 @@ const auditRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      items: app.auditRepository.list(request.query.limit, request.query.before),
+      items: await app.auditRepository.list(request.query.limit, request.query.before),
     }),
   );
 };

@@ -43,13 +43,18 @@ function registerCollection(
     const index = items.findIndex((item) => keyOf(spec, item) === String(key));
     return { items, index, item: index >= 0 ? items[index] : null };
   };
-  const liveOf = (item: unknown): object => spec.live?.(item, app.agentSync) ?? {};
+  /** The live fields of an item of the running configuration `running`. */
+  const liveOf = (item: unknown, running: Configuration): object =>
+    spec.live?.(item, {
+      liveTargetSet: (number, tsa) => app.agentSync.liveTargetSet(number, tsa),
+      notServed: (ts) => app.agentSync.notServed(ts, running),
+    }) ?? {};
   /** An item as answered: derived and live fields, and its warnings (of the given issues). */
   const view = (config: Configuration, index: number, issues = checkConfiguration(config)) => {
     const item = itemsOf(config, spec)[index];
     return {
       ...spec.view(config, item),
-      ...liveOf(item),
+      ...liveOf(item, config),
       warnings: warningsOf(issues, `${spec.kind}.${index}`),
     };
   };
@@ -70,7 +75,7 @@ function registerCollection(
         const key = keyOf(spec, entry.item);
         if (!byKey.has(key)) byKey.set(key, { ...entry, etag: etagOf(entry.item) });
       }
-      return { list: new ListAnswer(entries), byKey };
+      return { list: new ListAnswer(entries), byKey, config };
     });
   const label = (item: unknown) => `${spec.noun} ${keyOf(spec, item)}`;
   const Label = (item: unknown) => capitalize(label(item));
@@ -90,7 +95,8 @@ function registerCollection(
     // checked again item by item (32 × 32 Target Sets would cost more than everything else the
     // request does).
     async (_request, reply) => {
-      const body = views().list.body(spec.live ? liveOf : undefined);
+      const { list, config } = await views();
+      const body = list.body(spec.live ? (item) => liveOf(item, config) : undefined);
       // Bytes already serialized: Fastify sends a Buffer as it is, under the type set here.
       return reply.type(JSON_TYPE).send(body as unknown as { items: unknown[] });
     },
@@ -109,11 +115,12 @@ function registerCollection(
       },
     },
     async (request, reply) => {
-      const entry = views().byKey.get(String(request.params.key));
+      const { byKey, config } = await views();
+      const entry = byKey.get(String(request.params.key));
       if (!entry) throw notFound(`${spec.noun} ${request.params.key}`);
       return reply
         .header('etag', entry.etag)
-        .send({ ...entry.view, ...liveOf(entry.item), warnings: entry.warnings });
+        .send({ ...entry.view, ...liveOf(entry.item, config), warnings: entry.warnings });
     },
   );
 
@@ -130,29 +137,32 @@ function registerCollection(
       },
     },
     async (request, reply) => {
-      const { revision, value } = app.configRepository.commit(request.user!.name, (config) => {
-        const stored = spec.toStored(request.body, config, null);
-        const key = keyOf(spec, stored);
-        if (find(config, key).item) {
-          throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
-            { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
-          ]);
-        }
-        const candidate = { ...config, [spec.kind]: [...itemsOf(config, spec), stored] };
-        const index = itemsOf(candidate, spec).length - 1;
-        validateEdit(
-          config,
-          candidate,
-          `${spec.kind}.${index}`,
-          spec.blameField,
-          app.agentSync.statuses(),
-        );
-        return {
-          config: candidate,
-          summary: `Insert ${label(stored)}`,
-          value: { candidate, index, stored },
-        };
-      });
+      const { revision, value } = await app.configRepository.commit(
+        request.user!.name,
+        (config) => {
+          const stored = spec.toStored(request.body, config, null);
+          const key = keyOf(spec, stored);
+          if (find(config, key).item) {
+            throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
+              { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
+            ]);
+          }
+          const candidate = { ...config, [spec.kind]: [...itemsOf(config, spec), stored] };
+          const index = itemsOf(candidate, spec).length - 1;
+          validateEdit(
+            config,
+            candidate,
+            `${spec.kind}.${index}`,
+            spec.blameField,
+            app.agentSync.statuses(),
+          );
+          return {
+            config: candidate,
+            summary: `Insert ${label(stored)}`,
+            value: { candidate, index, stored },
+          };
+        },
+      );
       return commitHeaders(
         reply
           .code(201)
@@ -177,33 +187,36 @@ function registerCollection(
       },
     },
     async (request, reply) => {
-      const { revision, value } = app.configRepository.commit(request.user!.name, (config) => {
-        const { item, index } = find(config, request.params.key);
-        if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
-        requireIfMatch(request.headers['if-match'], etagOf(item), () => view(config, index));
-        const stored = spec.toStored(request.body, config, item);
-        const key = keyOf(spec, stored);
-        if (key !== keyOf(spec, item) && find(config, key).item) {
-          throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
-            { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
-          ]);
-        }
-        const items = [...itemsOf(config, spec)];
-        items[index] = stored;
-        const candidate = { ...config, [spec.kind]: items };
-        validateEdit(
-          config,
-          candidate,
-          `${spec.kind}.${index}`,
-          spec.blameField,
-          app.agentSync.statuses(),
-        );
-        return {
-          config: candidate,
-          summary: `Edit ${label(stored)}`,
-          value: { candidate, index, stored },
-        };
-      });
+      const { revision, value } = await app.configRepository.commit(
+        request.user!.name,
+        (config) => {
+          const { item, index } = find(config, request.params.key);
+          if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
+          requireIfMatch(request.headers['if-match'], etagOf(item), () => view(config, index));
+          const stored = spec.toStored(request.body, config, item);
+          const key = keyOf(spec, stored);
+          if (key !== keyOf(spec, item) && find(config, key).item) {
+            throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
+              { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
+            ]);
+          }
+          const items = [...itemsOf(config, spec)];
+          items[index] = stored;
+          const candidate = { ...config, [spec.kind]: items };
+          validateEdit(
+            config,
+            candidate,
+            `${spec.kind}.${index}`,
+            spec.blameField,
+            app.agentSync.statuses(),
+          );
+          return {
+            config: candidate,
+            summary: `Edit ${label(stored)}`,
+            value: { candidate, index, stored },
+          };
+        },
+      );
       return commitHeaders(reply.header('etag', etagOf(value.stored)), revision).send(
         view(value.candidate, value.index),
       );
@@ -222,7 +235,7 @@ function registerCollection(
       },
     },
     async (request, reply) => {
-      const { revision } = app.configRepository.commit(request.user!.name, (config) => {
+      const { revision } = await app.configRepository.commit(request.user!.name, (config) => {
         const { item, index } = find(config, request.params.key);
         if (!item) throw notFound(`${spec.noun} ${request.params.key}`);
         requireIfMatch(request.headers['if-match'], etagOf(item), () => view(config, index));

@@ -82,10 +82,10 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const base = running();
+      const base = await running();
       const candidate = candidateOf(
         request.body.config,
-        app.configRepository.current(),
+        await app.configRepository.current(),
         app.agentSync.statuses(),
       );
       return {
@@ -116,29 +116,31 @@ const configurationRoutes: FastifyPluginAsyncZod = async (app) => {
       const planned = plannedRevision(request.headers['if-match']);
       const candidate = candidateOf(
         request.body.config,
-        app.configRepository.current(),
+        await app.configRepository.current(),
         app.agentSync.statuses(),
       );
       if (!candidate.config) {
         throw validationError(candidate.problems, summaryOf(candidate.problems));
       }
       const config = candidate.config;
-      const { revision } = app.configRepository.commit(request.user!.name, () => {
-        const latest = app.configRepository.latestInfo()?.number ?? 0;
-        if (latest !== planned) {
-          throw new ApiError(
-            'CONFLICT',
-            `The running revision is ${latest}, not ${planned} that this was planned against: plan again`,
-            [],
-            { running: latest },
-          );
-        }
-        return {
-          config,
-          summary: `Apply a configuration planned against revision ${planned}`,
-          value: null,
-        };
-      });
+      const { revision } = await app.configRepository.commit(
+        request.user!.name,
+        (_base, latest) => {
+          if (latest !== planned) {
+            throw new ApiError(
+              'CONFLICT',
+              `The running revision is ${latest}, not ${planned} that this was planned against: plan again`,
+              [],
+              { running: latest },
+            );
+          }
+          return {
+            config,
+            summary: `Apply a configuration planned against revision ${planned}`,
+            value: null,
+          };
+        },
+      );
       return sendCommit(reply, revision, () => app.configRepository.runningInfo());
     },
   );

@@ -15,7 +15,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async () => ({
       status: 'ok' as const,
-      revision: app.configRepository.latestInfo()?.number ?? 0,
+      revision: (await app.configRepository.latestInfo())?.number ?? 0,
     }),
   );
 };

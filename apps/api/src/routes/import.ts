@@ -61,23 +61,26 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
   acceptCsvBodies(app);
   const tags = ['Import'];
   /** The revisions from `from` to `to`, oldest first: at most the latest HISTORY_MAX. */
-  const history = (from: number, to: number): HistoryEntry[] => {
+  const history = async (from: number, to: number): Promise<HistoryEntry[]> => {
     const first = Math.max(from, to - HISTORY_MAX);
     const authors = new Map(
-      app.configRepository.list(to - first + 1, to + 1).map((info) => [info.number, info.author]),
+      (await app.configRepository.list(to - first + 1, to + 1)).map((info) => [
+        info.number,
+        info.author,
+      ]),
     );
     const out: HistoryEntry[] = [];
     for (let number = first; number <= to; number++) {
-      const document = app.configRepository.document(number);
+      const document = await app.configRepository.document(number);
       if (document)
         out.push({ number, author: authors.get(number) ?? '', config: document.config });
     }
     return out;
   };
-  const running = () => ({
-    basedOn: app.configRepository.latestInfo()?.number ?? 0,
-    config: app.configRepository.current(),
-  });
+  const running = async () => {
+    const { number, config } = await app.configRepository.running();
+    return { basedOn: number, config };
+  };
 
   app.post(
     '/api/import/source-csv/preview',
@@ -101,7 +104,7 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { basedOn, config } = running();
+      const { basedOn, config } = await running();
       const read = readSourceCsv(request.body, config, app.agentSync.statuses());
       const changes = changesOf(config, read.candidate);
       const since = request.query.since;
@@ -117,7 +120,7 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
         overwrites:
           since === undefined
             ? []
-            : overwrittenEdits(changes, history(since, basedOn), request.user!.name),
+            : overwrittenEdits(changes, await history(since, basedOn), request.user!.name),
         problems: read.problems,
         notImported: read.notImported,
       };
@@ -142,8 +145,7 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { basedOn } = request.query;
-      const { revision } = app.configRepository.commit(request.user!.name, (base) => {
-        const latest = app.configRepository.latestInfo()?.number ?? 0;
+      const { revision } = await app.configRepository.commit(request.user!.name, (base, latest) => {
         if (latest !== basedOn) {
           throw new ApiError(
             'CONFLICT',
@@ -172,8 +174,9 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const number = request.query.revision ?? app.configRepository.latestInfo()?.number ?? 0;
-      const document = app.configRepository.document(number);
+      const number =
+        request.query.revision ?? (await app.configRepository.latestInfo())?.number ?? 0;
+      const document = await app.configRepository.document(number);
       if (!document) throw notFound(`Revision ${number}`);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')

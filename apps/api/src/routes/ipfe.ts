@@ -16,10 +16,10 @@ const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async () => {
-      const config = app.configRepository.current();
-      const active = app.agentSyncRepository.activeAlarms();
+      const { number, config } = await app.configRepository.running();
+      const active = await app.agentSyncRepository.activeAlarms();
       return {
-        latestRevision: app.configRepository.latestInfo()?.number ?? 0,
+        latestRevision: number,
         items: app.agentSync.view(config).map((slot) => ({
           ...slot,
           // The response schema keeps of each alarm what a slot's view shows (slotAlarmSchema).
@@ -56,8 +56,8 @@ const ipfeRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      active: app.agentSyncRepository.activeAlarms(),
-      history: app.agentSyncRepository.history(request.query.limit),
+      active: await app.agentSyncRepository.activeAlarms(),
+      history: await app.agentSyncRepository.history(request.query.limit),
     }),
   );
 };

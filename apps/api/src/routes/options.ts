@@ -49,7 +49,7 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (_request, reply) => {
-      const { options, etag } = app.configRepository.perRevision(OPTIONS, (config) => ({
+      const { options, etag } = await app.configRepository.perRevision(OPTIONS, (config) => ({
         options: config.options,
         etag: etagOf(config.options),
       }));
@@ -71,14 +71,17 @@ const optionsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { revision, value } = app.configRepository.commit(request.user!.name, (config) => {
-        requireIfMatch(request.headers['if-match'], etagOf(config.options), () => config.options);
-        const readOnly = activeSlotChanges(config, request.body);
-        if (readOnly.length > 0) throw validationError(readOnly);
-        const candidate = { ...config, options: request.body };
-        validateEdit(config, candidate, 'options', 'ipfe', app.agentSync.statuses());
-        return { config: candidate, summary: 'Edit IPFE options', value: request.body };
-      });
+      const { revision, value } = await app.configRepository.commit(
+        request.user!.name,
+        (config) => {
+          requireIfMatch(request.headers['if-match'], etagOf(config.options), () => config.options);
+          const readOnly = activeSlotChanges(config, request.body);
+          if (readOnly.length > 0) throw validationError(readOnly);
+          const candidate = { ...config, options: request.body };
+          validateEdit(config, candidate, 'options', 'ipfe', app.agentSync.statuses());
+          return { config: candidate, summary: 'Edit IPFE options', value: request.body };
+        },
+      );
       return commitHeaders(reply.header('etag', etagOf(value)), revision).send(value);
     },
   );

@@ -23,8 +23,8 @@ const revisionNumber = z.coerce
 
 const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['Revisions'];
-  const documentOf = (number: number) => {
-    const document = app.configRepository.document(number);
+  const documentOf = async (number: number) => {
+    const document = await app.configRepository.document(number);
     if (!document) throw notFound(`Revision ${number}`);
     return document;
   };
@@ -44,8 +44,8 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ({
-      items: app.configRepository.list(request.query.limit, request.query.before),
-      total: app.configRepository.count(),
+      items: await app.configRepository.list(request.query.limit, request.query.before),
+      total: await app.configRepository.count(),
     }),
   );
 
@@ -77,8 +77,8 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const to = documentOf(request.params.rev);
-      const from = documentOf(request.query.against);
+      const to = await documentOf(request.params.rev);
+      const from = await documentOf(request.query.against);
       return { from: from.revision, to: to.revision, ...diffConfigs(from.config, to.config) };
     },
   );
@@ -97,12 +97,16 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const old = documentOf(request.params.rev);
+      const old = await documentOf(request.params.rev);
       const config = underiveConfiguration(old.config);
       // Rules may have grown stricter since: an old revision is committed only if it passes today's.
       const errors = errorsOf([
         ...checkConfiguration(config),
-        ...newServingProblems(app.configRepository.current(), config, app.agentSync.statuses()),
+        ...newServingProblems(
+          await app.configRepository.current(),
+          config,
+          app.agentSync.statuses(),
+        ),
       ]);
       if (errors.length > 0) {
         const first = errors[0]!;
@@ -117,7 +121,7 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
           `Revision ${old.revision} does not pass today's rules: ${where.label.charAt(0).toUpperCase()}${where.label.slice(1)}, ${field}${more > 0 ? ` (and ${more} more ${more === 1 ? 'problem' : 'problems'})` : ''}`,
         );
       }
-      const { revision } = app.configRepository.commit(request.user!.name, () => ({
+      const { revision } = await app.configRepository.commit(request.user!.name, () => ({
         config,
         summary: `Rollback to revision ${old.revision}`,
         value: null,
@@ -138,8 +142,9 @@ const revisionRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const number = request.query.revision ?? app.configRepository.latestInfo()?.number ?? 0;
-      const document = documentOf(number);
+      const number =
+        request.query.revision ?? (await app.configRepository.latestInfo())?.number ?? 0;
+      const document = await documentOf(number);
       return reply
         .header('content-type', 'application/json; charset=utf-8')
         .header('content-disposition', `attachment; filename="ipfe-config-r${number}.json"`)

@@ -18,11 +18,11 @@ const snmpTrapRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['IPFE options'];
   const repository = app.snmpTrapsRepository;
 
-  const current = () => {
-    const { engineId, generation } = repository.settings();
+  const current = async () => {
+    const { engineId, generation } = await repository.settings();
     const view: SnmpTrapsView = {
       engineId,
-      destinations: repository.destinations().map(snmpTrapDestinationView),
+      destinations: (await repository.destinations()).map(snmpTrapDestinationView),
     };
     return { view, generation, etag: etagOf({ engineId, generation }) };
   };
@@ -39,7 +39,7 @@ const snmpTrapRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (_request, reply) => {
-      const { view, etag } = current();
+      const { view, etag } = await current();
       return reply.header('etag', etag).send(view);
     },
   );
@@ -59,20 +59,20 @@ const snmpTrapRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const before = current();
+      const before = await current();
       requireIfMatch(request.headers['if-match'], before.etag, () => before.view);
       const { destinations, errors } = resolveSnmpTrapDestinations(
         request.body,
-        repository.destinations(),
+        await repository.destinations(),
       );
       if (errors.length > 0) throw validationError(errors);
-      if (!repository.replace(before.generation, destinations)) {
+      if (!(await repository.replace(before.generation, destinations))) {
         throw new ApiError(
           'PRECONDITION_FAILED',
           'Someone else changed the trap destinations since you loaded them; reload to see their version',
         );
       }
-      const after = current();
+      const after = await current();
       return reply.header('etag', after.etag).send(after.view);
     },
   );

@@ -24,8 +24,8 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['Users'];
   const params = z.object({ name: userName });
   const users = app.usersRepository;
-  const lookup = (name: string) => {
-    const user = users.find(name);
+  const lookup = async (name: string, repository = users) => {
+    const user = await repository.find(name);
     if (!user) throw notFound(`User ${name}`);
     return user;
   };
@@ -41,7 +41,7 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: userListSchema },
       },
     },
-    async () => ({ items: users.list().map(publicUser) }),
+    async () => ({ items: (await users.list()).map(publicUser) }),
   );
 
   app.get(
@@ -58,7 +58,7 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const user = lookup(request.params.name);
+      const user = await lookup(request.params.name);
       return reply.header('etag', etagOfUser(user)).send(publicUser(user));
     },
   );
@@ -79,12 +79,12 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { name, role: newRole } = request.body;
       const hash = await hashPassword(request.body.password);
-      if (!users.create(name, newRole, hash)) {
+      if (!(await users.create(name, newRole, hash))) {
         throw new ApiError('CONFLICT', `User ${name} already exists`, [
           { path: 'name', message: `User ${name} already exists` },
         ]);
       }
-      const user = lookup(name);
+      const user = await lookup(name);
       return reply
         .code(201)
         .header('etag', etagOfUser(user))
@@ -111,21 +111,21 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       const passwordHash = request.body.password
         ? await hashPassword(request.body.password)
         : undefined;
-      const user = users.transaction(() => {
-        const current = lookup(request.params.name);
+      const user = await users.transaction(async (tx) => {
+        const current = await lookup(request.params.name, tx);
         requireIfMatch(request.headers['if-match'], etagOfUser(current), () => publicUser(current));
         const demotesLastAdmin =
           current.role === 'admin' &&
           request.body.role &&
           request.body.role !== 'admin' &&
-          users.countAdmins() === 1;
+          (await tx.countAdmins()) === 1;
         if (demotesLastAdmin) {
           throw new ApiError('LAST_ADMIN', 'The last admin cannot lose the admin role', [
             { path: 'role', message: 'The last admin cannot lose the admin role' },
           ]);
         }
-        users.update(current.name, { role: request.body.role, passwordHash });
-        return lookup(current.name);
+        await tx.update(current.name, { role: request.body.role, passwordHash });
+        return lookup(current.name, tx);
       });
       return reply.header('etag', etagOfUser(user)).send(publicUser(user));
     },
@@ -144,13 +144,13 @@ const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      users.transaction(() => {
-        const current = lookup(request.params.name);
+      await users.transaction(async (tx) => {
+        const current = await lookup(request.params.name, tx);
         requireIfMatch(request.headers['if-match'], etagOfUser(current), () => publicUser(current));
-        if (current.role === 'admin' && users.countAdmins() === 1) {
+        if (current.role === 'admin' && (await tx.countAdmins()) === 1) {
           throw new ApiError('LAST_ADMIN', 'The last admin cannot be deleted');
         }
-        users.delete(current.name);
+        await tx.delete(current.name);
       });
       return reply.code(204).send();
     },

@@ -10,7 +10,7 @@ import {
 } from '@ipfe/schema';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ConfigRepository } from '../repositories/config-repository.ts';
-import type { AgentSyncRepository } from '../repositories/agent-sync-repository.ts';
+import type { AgentSyncRepository, SyncRecord } from '../repositories/agent-sync-repository.ts';
 import { createAgentClient, type AgentClient } from './agent-client.ts';
 import { unservedOf } from '../domain/serving.ts';
 import { AlarmMirror } from './alarm-mirror.ts';
@@ -68,10 +68,30 @@ export class AgentSync {
   readonly #client: AgentClient;
   readonly #alarms: AlarmMirror;
   readonly #backoff: Backoff;
+  /**
+   * The store's writes of the state machine (push state, alarms), one after the other in the order
+   * they were decided, so that none overtakes an earlier one; `stop` waits for them.
+   */
+  #writes: Promise<void> = Promise.resolve();
+  /** The reads of the latest revision after each commit, one after the other. */
+  #commits: Promise<void> = Promise.resolve();
 
-  constructor(
+  /** The service with each slot's push state as stored. */
+  static async create(
+    configs: ConfigRepository,
+    repository: AgentSyncRepository,
+    options: AgentSyncOptions,
+    log: FastifyBaseLogger,
+  ): Promise<AgentSync> {
+    const records = new Map<IpfeSlot, SyncRecord>();
+    for (const slot of IPFE_SLOTS) records.set(slot, await repository.get(slot));
+    return new AgentSync(configs, repository, records, options, log);
+  }
+
+  private constructor(
     private readonly configs: ConfigRepository,
     private readonly repository: AgentSyncRepository,
+    records: Map<IpfeSlot, SyncRecord>,
     private readonly options: AgentSyncOptions,
     private readonly log: FastifyBaseLogger,
   ) {
@@ -81,7 +101,7 @@ export class AgentSync {
     const startGrace = { startedAt: Date.now(), graceMs: options.startGraceMs };
     for (const slot of IPFE_SLOTS) {
       this.#slots.set(slot, {
-        sync: initialSync(repository.get(slot), this.#backoff, startGrace),
+        sync: initialSync(records.get(slot)!, this.#backoff, startGrace),
         target: null,
         timer: null,
         status: null,
@@ -89,8 +109,9 @@ export class AgentSync {
     }
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.revisionCommitted();
+    await this.#commits;
     this.#poll = setInterval(() => void this.#pollAll(), this.options.pollIntervalMs);
     void this.#pollAll();
   }
@@ -99,13 +120,29 @@ export class AgentSync {
     this.#stopped = true;
     if (this.#poll) clearInterval(this.#poll);
     for (const s of this.#slots.values()) if (s.timer) clearTimeout(s.timer);
+    await this.#commits;
+    await this.#writes;
     await this.#client.close();
+  }
+
+  /** Runs `write` after the writes before it; a failure is logged (the next step tries again). */
+  #write(what: string, write: () => Promise<void>): void {
+    this.#writes = this.#writes.then(write).catch((err: unknown) => {
+      this.log.error({ err }, `could not store ${what}`);
+    });
   }
 
   /** A new revision exists (or the agents' addresses changed): every configured agent gets it. */
   revisionCommitted(): void {
-    const latest = this.configs.latestInfo()?.number ?? null;
-    const config = this.configs.current();
+    this.#commits = this.#commits
+      .then(() => this.#latestCommitted())
+      .catch((err: unknown) => this.log.error({ err }, 'could not read the latest revision'));
+  }
+
+  async #latestCommitted(): Promise<void> {
+    const running = await this.configs.running();
+    const latest = running.number === 0 ? null : running.number;
+    const config = running.config;
     for (const [slotName, slot] of this.#slots) {
       slot.target = targetOf(config, slotName, this.#client.scheme);
       if (!slot.target) slot.status = null;
@@ -129,19 +166,25 @@ export class AgentSync {
     const now = Date.now();
     const step = nextSync(slot.sync, event, now, this.#backoff);
     slot.sync = step.slot;
-    if (step.save) this.repository.save(step.slot.record);
+    if (step.save) {
+      const record = step.slot.record;
+      this.#write('the push state', () => this.repository.save(record));
+    }
     if (step.note) {
       this.log.info({ slot: slotName, revision: step.slot.record.desiredRevision }, step.note);
     }
     if (step.unreachable !== null) {
-      this.#alarms.unreachable(slotName, step.unreachable, new Date(now).toISOString());
+      const error = step.unreachable;
+      this.#write('an alarm', () =>
+        this.#alarms.unreachable(slotName, error, new Date(now).toISOString()),
+      );
     }
     if (step.push.kind !== 'none' && !this.#stopped) {
       if (slot.timer) clearTimeout(slot.timer);
       slot.timer = setTimeout(
         () => {
           slot.timer = null;
-          this.#due(slotName);
+          void this.#due(slotName);
         },
         step.push.kind === 'now' ? 0 : step.push.ms,
       );
@@ -149,10 +192,18 @@ export class AgentSync {
     return step;
   }
 
-  #due(slotName: IpfeSlot) {
+  async #due(slotName: IpfeSlot) {
     if (this.#stopped) return;
     const desired = this.#slots.get(slotName)!.sync.record.desiredRevision;
-    const document = desired === null ? null : this.configs.document(desired);
+    let document: ConfigDocument | null;
+    try {
+      document = desired === null ? null : await this.configs.document(desired);
+    } catch (err) {
+      this.log.error({ err, slot: slotName }, 'could not read the revision to push');
+      return;
+    }
+    // A commit meanwhile has a push of its own scheduled: this one is of an older revision.
+    if (this.#stopped || this.#slots.get(slotName)!.sync.record.desiredRevision !== desired) return;
     const { send } = this.#step(slotName, { kind: 'due', stored: document !== null });
     if (send !== null && document) void this.#push(slotName, document);
   }
@@ -217,11 +268,12 @@ export class AgentSync {
     const desired = slot.sync.record.desiredRevision;
     const desiredSha256 =
       desired !== null && status.revision === desired
-        ? (this.configs.document(desired)?.sha256 ?? null)
+        ? ((await this.configs.document(desired).catch(() => null))?.sha256 ?? null)
         : null;
     const { revision, sha256, boot } = status;
     this.#step(slotName, { kind: 'status', revision, sha256, boot, desiredSha256 });
-    this.#alarms.reported(slotName, status, new Date().toISOString());
+    const now = new Date().toISOString();
+    this.#write('the alarms', () => this.#alarms.reported(slotName, status, now));
   }
 
   /** Per slot: configuration, push state and what the agent reported last. */
@@ -272,8 +324,8 @@ export class AgentSync {
   }
 
   /** Why no IPFE serves a Target Set of the running configuration now (its first unserved TSA). */
-  notServed(ts: TargetSet): string | null {
-    const [first] = unservedOf(this.configs.current(), ts, this.statuses());
+  notServed(ts: TargetSet, running: Configuration): string | null {
+    const [first] = unservedOf(running, ts, this.statuses());
     return first ? `${first.tsa}: ${first.reason}` : null;
   }
 

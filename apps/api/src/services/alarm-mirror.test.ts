@@ -1,6 +1,6 @@
 import type { AgentAlarm } from '@ipfe/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../plugins/db.ts';
+import { Store } from '../store/store.ts';
 import { AgentSyncRepository } from '../repositories/agent-sync-repository.ts';
 import { AlarmMirror, UNREACHABLE_ALARM } from './alarm-mirror.ts';
 
@@ -29,81 +29,82 @@ const mateTimeout: AgentAlarm = {
   clearedAt: null,
 };
 
-let db: ReturnType<typeof openDatabase>;
+let store: Store;
 let repository: AgentSyncRepository;
 let mirror: AlarmMirror;
-beforeEach(() => {
-  db = openDatabase(':memory:');
-  repository = new AgentSyncRepository(db);
+beforeEach(async () => {
+  store = await Store.open({ file: ':memory:' });
+  repository = new AgentSyncRepository(store);
   mirror = new AlarmMirror(repository);
 });
-afterEach(() => db.close());
+afterEach(() => store.close());
 
-const active = (slot?: string) =>
-  repository.activeAlarms(slot).map((a) => `${a.slot}:${a.code}:${a.server ?? '-'}`);
-const cleared = () => repository.history(10).map((a) => `${a.slot}:${a.code}@${a.clearedAt}`);
+const active = async (slot?: string) =>
+  (await repository.activeAlarms(slot)).map((a) => `${a.slot}:${a.code}:${a.server ?? '-'}`);
+const cleared = async () =>
+  (await repository.history(10)).map((a) => `${a.slot}:${a.code}@${a.clearedAt}`);
 
 describe('AlarmMirror', () => {
-  it("keeps each slot's active alarms as its agent reports them", () => {
-    mirror.reported('A1', { alarms: [backendDown, mateTimeout], alarmHistory: [] }, T0);
-    mirror.reported('A2', { alarms: [backendDown], alarmHistory: [] }, T0);
+  it("keeps each slot's active alarms as its agent reports them", async () => {
+    await mirror.reported('A1', { alarms: [backendDown, mateTimeout], alarmHistory: [] }, T0);
+    await mirror.reported('A2', { alarms: [backendDown], alarmHistory: [] }, T0);
     // Reported again: nothing is raised twice.
-    mirror.reported('A1', { alarms: [backendDown, mateTimeout], alarmHistory: [] }, T1);
-    expect(active()).toEqual(['A1:5001:127.0.1.2', 'A1:5012:-', 'A2:5001:127.0.1.2']);
-    expect(cleared()).toEqual([]);
+    await mirror.reported('A1', { alarms: [backendDown, mateTimeout], alarmHistory: [] }, T1);
+    expect(await active()).toEqual(['A1:5001:127.0.1.2', 'A1:5012:-', 'A2:5001:127.0.1.2']);
+    expect(await cleared()).toEqual([]);
   });
 
-  it("clears an alarm the agent no longer reports, at the time of the agent's history", () => {
-    mirror.reported('A1', { alarms: [backendDown, mateTimeout], alarmHistory: [] }, T0);
-    mirror.reported(
+  it("clears an alarm the agent no longer reports, at the time of the agent's history", async () => {
+    await mirror.reported('A1', { alarms: [backendDown, mateTimeout], alarmHistory: [] }, T0);
+    await mirror.reported(
       'A1',
       { alarms: [mateTimeout], alarmHistory: [{ ...backendDown, clearedAt: T1 }] },
       T2,
     );
-    expect(active()).toEqual(['A1:5012:-']);
-    expect(cleared()).toEqual([`A1:5001@${T1}`]);
+    expect(await active()).toEqual(['A1:5012:-']);
+    expect(await cleared()).toEqual([`A1:5001@${T1}`]);
   });
 
-  it('clears an alarm gone from the agent without a history entry now', () => {
-    mirror.reported('A1', { alarms: [mateTimeout], alarmHistory: [] }, T0);
-    mirror.reported('A1', { alarms: [], alarmHistory: [] }, T2);
-    expect(active()).toEqual([]);
-    expect(cleared()).toEqual([`A1:5012@${T2}`]);
+  it('clears an alarm gone from the agent without a history entry now', async () => {
+    await mirror.reported('A1', { alarms: [mateTimeout], alarmHistory: [] }, T0);
+    await mirror.reported('A1', { alarms: [], alarmHistory: [] }, T2);
+    expect(await active()).toEqual([]);
+    expect(await cleared()).toEqual([`A1:5012@${T2}`]);
   });
 
-  it('tells a raise again (a new raisedAt) from the alarm still active', () => {
-    mirror.reported('A1', { alarms: [mateTimeout], alarmHistory: [] }, T0);
+  it('tells a raise again (a new raisedAt) from the alarm still active', async () => {
+    await mirror.reported('A1', { alarms: [mateTimeout], alarmHistory: [] }, T0);
     const again = { ...mateTimeout, raisedAt: T1 };
-    mirror.reported(
+    await mirror.reported(
       'A1',
       { alarms: [again], alarmHistory: [{ ...mateTimeout, clearedAt: T1 }] },
       T1,
     );
-    expect(repository.activeAlarms('A1').map((a) => a.raisedAt)).toEqual([T1]);
-    expect(cleared()).toEqual([`A1:5012@${T1}`]);
+    expect((await repository.activeAlarms('A1')).map((a) => a.raisedAt)).toEqual([T1]);
+    expect(await cleared()).toEqual([`A1:5012@${T1}`]);
   });
 
-  it("raises the unreachable alarm once for a silent agent and clears that agent's own alarms", () => {
-    mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T0);
-    mirror.reported('A2', { alarms: [mateTimeout], alarmHistory: [] }, T0);
-    mirror.unreachable('A1', 'ECONNREFUSED', T1);
-    mirror.unreachable('A1', 'ECONNREFUSED', T2);
-    expect(active()).toEqual(['A2:5012:-', `A1:${UNREACHABLE_ALARM.code}:-`]);
-    expect(repository.activeAlarms('A1')[0]).toMatchObject({
+  it("raises the unreachable alarm once for a silent agent and clears that agent's own alarms", async () => {
+    await mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T0);
+    await mirror.reported('A2', { alarms: [mateTimeout], alarmHistory: [] }, T0);
+    await mirror.unreachable('A1', 'ECONNREFUSED', T1);
+    await mirror.unreachable('A1', 'ECONNREFUSED', T2);
+    expect(await active()).toEqual(['A2:5012:-', `A1:${UNREACHABLE_ALARM.code}:-`]);
+    expect((await repository.activeAlarms('A1'))[0]).toMatchObject({
       ...UNREACHABLE_ALARM,
       text: 'IPFE A1 does not answer (ECONNREFUSED)',
       raisedAt: T1,
     });
-    expect(cleared()).toEqual([`A1:5001@${T1}`]);
+    expect(await cleared()).toEqual([`A1:5001@${T1}`]);
   });
 
-  it('clears the unreachable alarm when the agent answers again', () => {
-    mirror.unreachable('A1', 'timed out', T0);
-    mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T2);
-    expect(active('A1')).toEqual(['A1:5001:127.0.1.2']);
-    expect(cleared()).toEqual([`A1:${UNREACHABLE_ALARM.code}@${T2}`]);
+  it('clears the unreachable alarm when the agent answers again', async () => {
+    await mirror.unreachable('A1', 'timed out', T0);
+    await mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T2);
+    expect(await active('A1')).toEqual(['A1:5001:127.0.1.2']);
+    expect(await cleared()).toEqual([`A1:${UNREACHABLE_ALARM.code}@${T2}`]);
   });
-  it('tells its listeners of each alarm raised and cleared once logged, and a throwing one breaks nothing', () => {
+  it('tells its listeners of each alarm raised and cleared once logged, and a throwing one breaks nothing', async () => {
     const events: string[] = [];
     mirror.onAlarm(() => {
       throw new Error('a listener that fails');
@@ -111,15 +112,18 @@ describe('AlarmMirror', () => {
     mirror.onAlarm(({ kind, alarm }) =>
       events.push(`${kind} ${alarm.id} ${alarm.code} ${alarm.clearedAt ?? '-'}`),
     );
-    mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T0);
-    mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T1);
-    mirror.unreachable('A1', 'ECONNREFUSED', T2);
-    const [raised, unreachable] = [repository.history(1)[0]!, repository.activeAlarms('A1')[0]!];
+    await mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T0);
+    await mirror.reported('A1', { alarms: [backendDown], alarmHistory: [] }, T1);
+    await mirror.unreachable('A1', 'ECONNREFUSED', T2);
+    const [raised, unreachable] = [
+      (await repository.history(1))[0]!,
+      (await repository.activeAlarms('A1'))[0]!,
+    ];
     expect(events).toEqual([
       `raised ${raised.id} 5001 -`,
       `cleared ${raised.id} 5001 ${T2}`,
       `raised ${unreachable.id} ${UNREACHABLE_ALARM.code} -`,
     ]);
-    expect(active()).toEqual([`A1:${UNREACHABLE_ALARM.code}:-`]);
+    expect(await active()).toEqual([`A1:${UNREACHABLE_ALARM.code}:-`]);
   });
 });

@@ -101,26 +101,30 @@ export class AlarmMirror {
     this.#listeners.push(listener);
   }
 
-  reported(slot: IpfeSlot, report: Parameters<typeof reportedChanges>[2], now: string): void {
-    this.#write((stored) => reportedChanges(slot, stored, report, now), slot);
+  reported(
+    slot: IpfeSlot,
+    report: Parameters<typeof reportedChanges>[2],
+    now: string,
+  ): Promise<void> {
+    return this.#write((stored) => reportedChanges(slot, stored, report, now), slot);
   }
 
-  unreachable(slot: IpfeSlot, error: string, now: string): void {
-    this.#write((stored) => unreachableChanges(slot, stored, error, now), slot);
+  unreachable(slot: IpfeSlot, error: string, now: string): Promise<void> {
+    return this.#write((stored) => unreachableChanges(slot, stored, error, now), slot);
   }
 
-  #write(changes: (stored: AlarmRecord[]) => AlarmChanges, slot: IpfeSlot) {
-    const events = this.repository.transaction(() => {
-      const stored = this.repository.activeAlarms(slot);
+  async #write(changes: (stored: AlarmRecord[]) => AlarmChanges, slot: IpfeSlot): Promise<void> {
+    const events = await this.repository.transaction(async (repository) => {
+      const stored = await repository.activeAlarms(slot);
       const { clear, raise } = changes(stored);
       const done: AlarmEvent[] = [];
       for (const c of clear) {
-        this.repository.clear(c.id, c.clearedAt);
+        await repository.clear(c.id, c.clearedAt);
         const alarm = stored.find((a) => a.id === c.id)!;
         done.push({ kind: 'cleared', alarm: { ...alarm, clearedAt: c.clearedAt } });
       }
       for (const alarm of raise) {
-        const id = this.repository.raise(alarm);
+        const id = await repository.raise(alarm);
         done.push({ kind: 'raised', alarm: { ...alarm, id, clearedAt: null } });
       }
       return done;
