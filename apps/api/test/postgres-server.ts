@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,8 +110,23 @@ export async function startPostgres(): Promise<PostgresServer> {
     adminUrl,
     port,
     async stop() {
-      server.kill('SIGINT'); // a fast shutdown
+      // SIGINT is PostgreSQL's fast shutdown; sent to the postmaster itself, since runuser does not
+      // pass SIGINT on (the run hung at its end waiting for it). SIGKILL if it is not gone in 10 s.
+      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const signal = (name: NodeJS.Signals) => {
+        try {
+          process.kill(postmaster, name);
+        } catch {
+          // already gone
+        }
+      };
+      signal('SIGINT');
+      const forced = setTimeout(() => {
+        signal('SIGKILL');
+        server.kill('SIGKILL');
+      }, 10_000);
       await exited;
+      clearTimeout(forced);
       rmSync(dir, { recursive: true, force: true });
     },
   };
