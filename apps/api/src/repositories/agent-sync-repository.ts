@@ -1,5 +1,7 @@
 import type { AlarmRecord, IpfeSlot, SyncState } from '@ipfe/schema';
 import fp from 'fastify-plugin';
+import type { Selectable } from 'kysely';
+import type { Schema } from '../store/schema.ts';
 import type { Db, Store } from '../store/store.ts';
 
 export type { AlarmRecord, SyncState };
@@ -30,18 +32,8 @@ interface SyncRow {
   state: SyncState;
 }
 
-interface AlarmRow {
-  id: number;
-  slot: string;
-  code: number;
-  name: string;
-  severity: string;
-  target_set: number | null;
-  server: string | null;
-  text: string;
-  raised_at: string;
-  cleared_at: string | null;
-}
+/** A row of the alarms table, as a select returns it. */
+type AlarmRow = Selectable<Schema['alarms']>;
 
 const syncOf = (r: SyncRow): SyncRecord => ({
   slot: r.slot,

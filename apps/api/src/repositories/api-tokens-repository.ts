@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fp from 'fastify-plugin';
+import type { Selectable } from 'kysely';
 import type { ApiToken } from '@ipfe/schema';
+import type { Schema } from '../store/schema.ts';
 import type { Db } from '../store/store.ts';
 
 export type { ApiToken };
@@ -11,15 +13,8 @@ export const TOKEN_PREFIX = 'ipfe_';
 /** `last_used_at` is written at most this often per token: not one fsync per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-interface TokenRow {
-  id: number;
-  user: string;
-  name: string;
-  secret_hash: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+/** A row of the api_tokens table, as a select returns it. */
+type TokenRow = Selectable<Schema['api_tokens']>;
 
 const tokenOf = (row: TokenRow): ApiToken => ({
   id: row.id,
