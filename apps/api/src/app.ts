@@ -31,6 +31,8 @@ import metrics from './metrics.ts';
 import snmpTrapsRepository from './repositories/snmp-traps-repository.ts';
 import snmpTraps from './plugins/snmp-traps.ts';
 import snmpTrapRoutes from './routes/snmp-traps.ts';
+import cluster from './plugins/cluster.ts';
+import type { ClusterOptions } from './services/cluster.ts';
 
 export interface AppOptions {
   /** The SQLite file of the store, when `databaseUrl` is not given. */
@@ -50,6 +52,8 @@ export interface AppOptions {
   webRoot?: string;
   /** The token the agents accept pushes with. */
   agentToken?: string;
+  /** How this OAM takes part in a cluster on PostgreSQL (tests shorten the periods). */
+  cluster?: ClusterOptions;
   /** Push to and poll the agents (default on); tests of the API alone turn it off. */
   agentSync?: Partial<AgentSyncOptions> & { enabled?: boolean };
 }
@@ -75,6 +79,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(db, {
     location: options.databaseUrl ? { url: options.databaseUrl } : { file: options.databaseFile },
   });
+  await app.register(cluster, options.cluster ?? {});
   await app.register(usersRepository);
   await app.register(apiTokensRepository);
   await app.register(configRepository);

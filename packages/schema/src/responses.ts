@@ -296,4 +296,31 @@ export type SourceCsvPreview = z.output<typeof sourceCsvPreviewSchema>;
 
 // ---- health
 
-export const healthViewSchema = z.object({ status: z.literal('ok'), revision: z.number() });
+export const oamRoleSchema = z.enum(['leader', 'follower']);
+export type OamRole = z.output<typeof oamRoleSchema>;
+
+export const healthViewSchema = z.object({
+  status: z.literal('ok'),
+  revision: z.number(),
+  /** The store's engine: the embedded SQLite file, or PostgreSQL shared by a cluster of OAMs. */
+  store: z.enum(['sqlite', 'postgres']),
+  /** Whether this OAM pushes to the agents, mirrors their alarms and sends the traps. */
+  role: oamRoleSchema,
+});
+
+// ---- the OAMs of the cluster
+
+export const oamMemberSchema = z.object({
+  id: z.string(),
+  /** Where it serves the GUI and API (host:port as it listens). */
+  address: z.string(),
+  role: oamRoleSchema,
+  startedAt: z.string(),
+  lastSeen: z.string(),
+  /** The OAM that answered. */
+  self: z.boolean(),
+  /** Heard from within the last three heartbeats. */
+  present: z.boolean(),
+});
+export type OamMember = z.output<typeof oamMemberSchema>;
+export const oamListViewSchema = z.object({ items: z.array(oamMemberSchema) });

@@ -7,7 +7,10 @@ declare module 'fastify' {
   }
 }
 
-/** Starts pushing and polling once the app is ready; stops on close. */
+/**
+ * Starts polling once the app is ready, and pushing while this OAM leads (decision 022); stops on
+ * close.
+ */
 export default fp(
   async (app, opts: AgentSyncOptions & { enabled: boolean }) => {
     const sync = await AgentSync.create(
@@ -20,7 +23,14 @@ export default fp(
     app.addHook('onClose', async () => sync.stop());
     if (!opts.enabled) return;
     app.configRepository.onCommit(() => sync.revisionCommitted());
-    app.addHook('onReady', async () => sync.start());
+    app.cluster.onTopic((topic) => {
+      if (topic === 'revision') sync.revisionCommitted();
+    });
+    app.cluster.onRole((role) => (role === 'leader' ? void sync.lead() : sync.follow()));
+    app.addHook('onReady', async () => {
+      await sync.start();
+      if (app.cluster.role === 'leader') await sync.lead();
+    });
   },
-  { name: 'agent-sync', dependencies: ['config-repository', 'agent-sync-repository'] },
+  { name: 'agent-sync', dependencies: ['config-repository', 'agent-sync-repository', 'cluster'] },
 );

@@ -3,13 +3,20 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySession from '@fastify/session';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { CompiledQuery } from 'kysely';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { ApiError } from '../http/errors.ts';
 import type { Role, UserRecord } from '../repositories/users-repository.ts';
 import type { ApiToken } from '../repositories/api-tokens-repository.ts';
 import { StoreSessionStore } from '../repositories/session-store.ts';
 import { RememberingSigner } from '../http/remembering-signer.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/passwords.ts';
+import type { Store } from '../store/store.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -72,6 +79,30 @@ function rateLimited(res: unknown, what: string): ApiError {
 }
 
 /**
+ * A login rate limit: in memory on SQLite (one OAM), in the store on PostgreSQL, so that every
+ * OAM of a cluster counts the same attempts (the table is the store's, made by its migrations).
+ */
+function loginLimiter(store: Store, keyPrefix: string, points: number, duration: number) {
+  if (store.engine === 'sqlite') return new RateLimiterMemory({ keyPrefix, points, duration });
+  // The limiter needs only `query`; through the store's pool it follows the primary.
+  const storeClient = {
+    query: async (q: { text: string; values?: unknown[] }) => {
+      const { rows } = await store.db.executeQuery(CompiledQuery.raw(q.text, q.values ?? []));
+      return { rows, rowCount: rows.length };
+    },
+  };
+  return new RateLimiterPostgres({
+    storeClient,
+    storeType: 'pool',
+    tableName: 'login_limits',
+    tableCreated: true,
+    keyPrefix,
+    points,
+    duration,
+  }) as RateLimiterAbstract;
+}
+
+/**
  * Sessions (cookie + the OAM's store), the role check of every route, the CSRF check of every
  * state-changing request, and login with rate limits per address and per user.
  */
@@ -79,12 +110,17 @@ export default fp(
   async (app, opts: AuthOptions) => {
     await app.register(fastifyCookie);
     const store = new StoreSessionStore(app.store);
-    if (opts.sessionSecret.length < 32)
+    // The OAMs of a cluster sign cookies alike: a session made on one is valid on all.
+    const sessionSecret =
+      app.store.engine === 'postgres'
+        ? await app.store.sharedSecret('session', () => randomBytes(32).toString('base64url'))
+        : opts.sessionSecret;
+    if (sessionSecret.length < 32)
       throw new Error('the session secret must have 32 characters or more');
     await app.register(fastifySession, {
       // The cookie's HMAC, checked on every request and made again when the session is restored,
       // computed once per session cookie.
-      secret: new RememberingSigner(opts.sessionSecret),
+      secret: new RememberingSigner(sessionSecret),
       cookieName: SESSION_COOKIE,
       store,
       saveUninitialized: false,
@@ -100,11 +136,8 @@ export default fp(
       },
     });
 
-    const perAddress = new RateLimiterMemory({
-      points: opts.loginAttemptsPerAddress,
-      duration: 60,
-    });
-    const perUser = new RateLimiterMemory({ points: opts.loginFailuresPerUser, duration: 300 });
+    const perAddress = loginLimiter(app.store, 'address', opts.loginAttemptsPerAddress, 60);
+    const perUser = loginLimiter(app.store, 'user', opts.loginFailuresPerUser, 300);
 
     app.decorateRequest('user', null);
     app.decorateRequest('apiToken', null);
@@ -150,6 +183,8 @@ export default fp(
       try {
         await perAddress.consume(request.ip);
       } catch (res) {
+        // An error is the store's (unreachable, say), not a limit reached.
+        if (res instanceof Error) throw res;
         throw rateLimited(res, 'address');
       }
       const userKey = username.toLowerCase();

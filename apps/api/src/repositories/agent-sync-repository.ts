@@ -20,6 +20,18 @@ export interface SyncRecord {
 
 export type NewAlarm = Omit<AlarmRecord, 'id' | 'clearedAt'>;
 
+/** An alarm written to the log: raised (clearedAt null) or cleared. */
+export interface AlarmEvent {
+  kind: 'raised' | 'cleared';
+  alarm: AlarmRecord;
+}
+
+/** An alarm event whose trap is not sent yet. */
+export interface PendingTrap {
+  id: number;
+  event: AlarmEvent;
+}
+
 interface SyncRow {
   slot: IpfeSlot;
   desired_revision: number | null;
@@ -149,6 +161,30 @@ export class AgentSyncRepository {
       .where('id', '=', id)
       .where('cleared_at', 'is', null)
       .execute();
+  }
+
+  /** Leaves the trap of `event` to be sent (by the leader, once this transaction commits). */
+  async queueTrap(event: AlarmEvent): Promise<void> {
+    await this.db
+      .insertInto('trap_outbox')
+      .values({ event: JSON.stringify(event), created_at: new Date().toISOString() })
+      .execute();
+    await this.store.notify(this.db, 'alarms');
+  }
+
+  /** The oldest traps not sent yet, in the order their alarms changed. */
+  async pendingTraps(limit: number): Promise<PendingTrap[]> {
+    const rows = await this.db
+      .selectFrom('trap_outbox')
+      .select(['id', 'event'])
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: Number(r.id), event: JSON.parse(r.event) as AlarmEvent }));
+  }
+
+  async sentTraps(ids: readonly number[]): Promise<void> {
+    if (ids.length > 0) await this.db.deleteFrom('trap_outbox').where('id', 'in', ids).execute();
   }
 
   /** Runs `fn` in one transaction, with the repository of it. */

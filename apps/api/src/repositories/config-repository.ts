@@ -221,6 +221,7 @@ export class ConfigRepository {
           document: canonicalJson(document),
         })
         .execute();
+      await this.store.notify(trx, 'revision');
       const revision: RevisionInfo = {
         number,
         author,

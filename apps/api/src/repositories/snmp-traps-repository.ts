@@ -46,8 +46,6 @@ function newEngineId(): string {
 
 /** The trap destinations (with their secrets) and the OAM's SNMPv3 engine ID. */
 export class SnmpTrapsRepository {
-  readonly #listeners: ((destinations: readonly SnmpTrapDestination[]) => void)[] = [];
-
   constructor(
     private readonly store: Store,
     private readonly db: Db = store.db,
@@ -90,7 +88,7 @@ export class SnmpTrapsRepository {
     generation: number,
     destinations: readonly SnmpTrapDestination[],
   ): Promise<boolean> {
-    const saved = await this.store.transaction(async (trx) => {
+    return this.store.transaction(async (trx) => {
       if ((await this.settings(trx)).generation !== generation) return false;
       await trx.deleteFrom('snmp_trap_destinations').execute();
       if (destinations.length > 0)
@@ -119,13 +117,6 @@ export class SnmpTrapsRepository {
         .execute();
       return true;
     }, this.db);
-    if (saved) for (const listener of this.#listeners) listener(destinations);
-    return saved;
-  }
-
-  /** Tells `listener` the destinations saved, after each save. */
-  onChange(listener: (destinations: readonly SnmpTrapDestination[]) => void): void {
-    this.#listeners.push(listener);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { healthViewSchema } from '@ipfe/schema';
+import { healthViewSchema, oamListViewSchema } from '@ipfe/schema';
 
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -9,14 +9,29 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['Health'],
         operationId: 'getHealth',
-        summary: 'Liveness and the latest revision',
+        summary: 'Liveness, the latest revision, the store and this OAM’s role',
         response: { 200: healthViewSchema },
       },
     },
     async () => ({
       status: 'ok' as const,
       revision: (await app.configRepository.latestInfo())?.number ?? 0,
+      store: app.store.engine,
+      role: app.cluster.role,
     }),
+  );
+
+  app.get(
+    '/api/oams',
+    {
+      schema: {
+        tags: ['Health'],
+        operationId: 'listOams',
+        summary: 'The OAMs that share this store: address, role, last heartbeat',
+        response: { 200: oamListViewSchema },
+      },
+    },
+    async () => ({ items: await app.cluster.members() }),
   );
 };
 

@@ -59,11 +59,21 @@ interface Slot {
  * (SPEC §4.1, §5). What to do is decided by `nextSync` (sync-state.ts); this class only keeps the
  * timers and speaks HTTP. Each slot has its own retry timer and in-flight request, so a slow or
  * dead agent delays nobody: not a commit, not another agent, not the GUI.
+ *
+ * Only the leader of a cluster of OAMs (decision 022) pushes, stores push state and mirrors
+ * alarms; a follower reads the agents' status for its own pages and the push state as the leader
+ * stored it. Each term of leadership goes on from the push state stored by the term before.
  */
 export class AgentSync {
   #slots = new Map<IpfeSlot, Slot>();
   #poll: NodeJS.Timeout | null = null;
   #stopped = false;
+  #leading = false;
+  /** Counts the changes of role: an answer to a push of an earlier term is not this term's. */
+  #term = 0;
+  /** The latest revision as last read: a poll that finds another commits has missed its notice. */
+  #latestSeen: number | null = null;
+  readonly #startGrace: { startedAt: number; graceMs: number };
   readonly #pushListeners: ((push: PushOutcome) => void)[] = [];
   readonly #client: AgentClient;
   readonly #alarms: AlarmMirror;
@@ -98,10 +108,10 @@ export class AgentSync {
     this.#client = createAgentClient({ ca: options.agentCa });
     this.#alarms = new AlarmMirror(repository);
     this.#backoff = { minMs: options.backoffMinMs, maxMs: options.backoffMaxMs };
-    const startGrace = { startedAt: Date.now(), graceMs: options.startGraceMs };
+    this.#startGrace = { startedAt: Date.now(), graceMs: options.startGraceMs };
     for (const slot of IPFE_SLOTS) {
       this.#slots.set(slot, {
-        sync: initialSync(records.get(slot)!, this.#backoff, startGrace),
+        sync: initialSync(records.get(slot)!, this.#backoff, this.#startGrace),
         target: null,
         timer: null,
         status: null,
@@ -109,11 +119,42 @@ export class AgentSync {
     }
   }
 
+  /** Starts reading the agents' status (every OAM does, for its own pages). */
   async start(): Promise<void> {
     this.revisionCommitted();
     await this.#commits;
     this.#poll = setInterval(() => void this.#pollAll(), this.options.pollIntervalMs);
     void this.#pollAll();
+  }
+
+  /** This OAM became the leader: it pushes from the push state as stored, and mirrors alarms. */
+  async lead(): Promise<void> {
+    if (this.#leading || this.#stopped) return;
+    this.#leading = true;
+    const term = ++this.#term;
+    for (const slotName of IPFE_SLOTS) {
+      const record = await this.repository.get(slotName);
+      if (term !== this.#term) return;
+      const slot = this.#slots.get(slotName)!;
+      slot.sync = initialSync(record, this.#backoff, this.#startGrace);
+    }
+    this.revisionCommitted();
+    await this.#commits;
+  }
+
+  /** This OAM is no longer the leader: it pushes nothing more and stores nothing. */
+  follow(): void {
+    if (!this.#leading) return;
+    this.#leading = false;
+    this.#term++;
+    for (const slot of this.#slots.values()) {
+      if (slot.timer) clearTimeout(slot.timer);
+      slot.timer = null;
+    }
+  }
+
+  get leading(): boolean {
+    return this.#leading;
   }
 
   async stop(): Promise<void> {
@@ -142,6 +183,7 @@ export class AgentSync {
   async #latestCommitted(): Promise<void> {
     const running = await this.configs.running();
     const latest = running.number === 0 ? null : running.number;
+    this.#latestSeen = running.number;
     const config = running.config;
     for (const [slotName, slot] of this.#slots) {
       slot.target = targetOf(config, slotName, this.#client.scheme);
@@ -160,8 +202,12 @@ export class AgentSync {
     this.#pushListeners.push(listener);
   }
 
-  /** Feeds one event to the slot's state machine and carries out what it decides. */
-  #step(slotName: IpfeSlot, event: SyncEvent): SyncStep {
+  /**
+   * Feeds one event to the slot's state machine and carries out what it decides; on a follower,
+   * nothing (null).
+   */
+  #step(slotName: IpfeSlot, event: SyncEvent): SyncStep | null {
+    if (!this.#leading) return null;
     const slot = this.#slots.get(slotName)!;
     const now = Date.now();
     const step = nextSync(slot.sync, event, now, this.#backoff);
@@ -204,13 +250,14 @@ export class AgentSync {
     }
     // A commit meanwhile has a push of its own scheduled: this one is of an older revision.
     if (this.#stopped || this.#slots.get(slotName)!.sync.record.desiredRevision !== desired) return;
-    const { send } = this.#step(slotName, { kind: 'due', stored: document !== null });
+    const send = this.#step(slotName, { kind: 'due', stored: document !== null })?.send ?? null;
     if (send !== null && document) void this.#push(slotName, document);
   }
 
   async #push(slotName: IpfeSlot, document: ConfigDocument): Promise<void> {
     const target = this.#slots.get(slotName)!.target!;
     const revision = document.revision;
+    const term = this.#term;
     const started = performance.now();
     let event: Extract<SyncEvent, { kind: PushOutcome['outcome'] }>;
     try {
@@ -237,6 +284,7 @@ export class AgentSync {
           ? { kind: 'timeout', jitter: Math.random() }
           : { kind: 'failed', error: causeOf(err), jitter: Math.random() };
     }
+    if (term !== this.#term) return;
     this.#step(slotName, event);
     const seconds = (performance.now() - started) / 1000;
     for (const listener of this.#pushListeners)
@@ -244,7 +292,21 @@ export class AgentSync {
   }
 
   async #pollAll(): Promise<void> {
+    // A commit of another OAM whose notice was not heard (its connection was down) shows here.
+    const latest = await this.configs.latestInfo().catch(() => undefined);
+    if (latest !== undefined && (latest?.number ?? 0) !== this.#latestSeen)
+      this.revisionCommitted();
     await Promise.all([...this.#slots.keys()].map((slot) => this.#pollOne(slot)));
+    if (!this.#leading) await this.#readPushState();
+  }
+
+  /** On a follower: the push state as the leader stored it, for this OAM's pages. */
+  async #readPushState(): Promise<void> {
+    for (const [slotName, slot] of this.#slots) {
+      const record = await this.repository.get(slotName).catch(() => null);
+      if (!record || this.#leading) return;
+      slot.sync = { ...slot.sync, record };
+    }
   }
 
   async #pollOne(slotName: IpfeSlot): Promise<void> {
@@ -265,6 +327,7 @@ export class AgentSync {
       return;
     }
     slot.status = status;
+    if (!this.#leading) return;
     const desired = slot.sync.record.desiredRevision;
     const desiredSha256 =
       desired !== null && status.revision === desired
@@ -272,6 +335,7 @@ export class AgentSync {
         : null;
     const { revision, sha256, boot } = status;
     this.#step(slotName, { kind: 'status', revision, sha256, boot, desiredSha256 });
+    if (!this.#leading) return;
     const now = new Date().toISOString();
     this.#write('the alarms', () => this.#alarms.reported(slotName, status, now));
   }

@@ -1,15 +1,12 @@
 import type { AgentAlarm, IpfeSlot } from '@ipfe/schema';
 import type {
   AgentSyncRepository,
+  AlarmEvent,
   AlarmRecord,
   NewAlarm,
 } from '../repositories/agent-sync-repository.ts';
 
-/** An alarm written to the log: raised (clearedAt null) or cleared. */
-export interface AlarmEvent {
-  kind: 'raised' | 'cleared';
-  alarm: AlarmRecord;
-}
+export type { AlarmEvent };
 
 /** The OAM's own alarm about an agent it cannot reach. */
 export const UNREACHABLE_ALARM = {
@@ -96,7 +93,7 @@ export class AlarmMirror {
 
   constructor(private readonly repository: AgentSyncRepository) {}
 
-  /** Tells `listener` of each alarm raised or cleared, once it is in the log (SNMP traps). */
+  /** Tells `listener` of each alarm raised or cleared, once it and its trap are in the log. */
   onAlarm(listener: (event: AlarmEvent) => void): void {
     this.#listeners.push(listener);
   }
@@ -127,6 +124,8 @@ export class AlarmMirror {
         const id = await repository.raise(alarm);
         done.push({ kind: 'raised', alarm: { ...alarm, id, clearedAt: null } });
       }
+      // The traps go with the alarm log: both or neither, whoever sends them (decision 022).
+      for (const event of done) await repository.queueTrap(event);
       return done;
     });
     // After the commit, and a listener's failure is its own: the alarm log is written either way.

@@ -75,4 +75,14 @@ export interface Schema {
     priv_key: string | null;
   };
   snmp_trap_settings: { id: number; engine_id: string; generation: number };
+  trap_outbox: { id: Generated<number>; event: string; created_at: string };
+  oam_nodes: {
+    id: string;
+    address: string;
+    role: 'leader' | 'follower';
+    started_at: string;
+    last_seen: number;
+  };
+  login_limits: { key: string; points: number; expire: number | null };
+  cluster_secrets: { name: string; value: string };
 }

@@ -17,6 +17,10 @@ import {
 import pg from 'pg';
 import type { Schema } from './schema.ts';
 
+/** The channel of the OAMs' notifications on PostgreSQL, and what they tell of. */
+export const CLUSTER_CHANNEL = 'ipfe_oam';
+export type ClusterTopic = 'revision' | 'alarms';
+
 /** The store's query builder, outside or inside a transaction. */
 export type Db = Kysely<Schema>;
 export type Engine = 'sqlite' | 'postgres';
@@ -118,6 +122,8 @@ export class Store {
     /** The SQLite file's own handle (online backup, tests); null on PostgreSQL. */
     readonly sqlite: Database.Database | null,
     readonly description: string,
+    /** The PostgreSQL URL (the cluster's own connection opens it too); null on SQLite. */
+    readonly url: string | null = null,
   ) {}
 
   /** Opens the store and applies its migrations; throws naming the database when it cannot. */
@@ -146,7 +152,7 @@ export class Store {
       // An idle client's error (the server went away) must not crash the process.
       pool.on('error', () => {});
       const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-      store = new Store('postgres', db, null, description);
+      store = new Store('postgres', db, null, description, location.url);
     }
     try {
       await store.migrate();
@@ -213,6 +219,30 @@ export class Store {
         throw err;
       }
     }
+  }
+
+  /**
+   * Tells the other OAMs of the store that `topic` changed, when `db`'s transaction commits (a
+   * NOTIFY on PostgreSQL; nothing on SQLite, where this process is the only OAM).
+   */
+  async notify(db: Db, topic: ClusterTopic): Promise<void> {
+    if (this.engine === 'postgres')
+      await sql`select pg_notify(${CLUSTER_CHANNEL}, ${topic})`.execute(db);
+  }
+
+  /** The secret `name` every OAM of the store shares: made by the first that asks. */
+  async sharedSecret(name: string, generate: () => string): Promise<string> {
+    await this.db
+      .insertInto('cluster_secrets')
+      .values({ name, value: generate() })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+    const row = await this.db
+      .selectFrom('cluster_secrets')
+      .select('value')
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow();
+    return row.value;
   }
 
   /** The text of `key` in the JSON document of column `column` (the engines spell it apart). */
