@@ -307,6 +307,7 @@ export const healthViewSchema = z.object({
   /** Whether this OAM pushes to the agents, mirrors their alarms and sends the traps. */
   role: oamRoleSchema,
 });
+export type HealthView = z.output<typeof healthViewSchema>;
 
 // ---- the OAMs of the cluster
 

@@ -78,6 +78,8 @@ export class Cluster {
   /** Where this OAM serves the GUI and API, as the others list it. */
   set address(address: string) {
     this.#address = address;
+    this.#lastHeartbeat = 0;
+    void this.#heartbeat();
   }
 
   /** Tells `listener` each time this OAM becomes the leader or stops being it. */
