@@ -59,6 +59,7 @@ describe('the OpenAPI document, as a client generator reads it', () => {
     const all = await operations();
     expect(all.map((o) => `${o.name} ${o.operation.operationId}`)).toEqual([
       'GET /api/health getHealth',
+      'GET /api/oams listOams',
       'POST /api/session login',
       'GET /api/session getSession',
       'DELETE /api/session logout',

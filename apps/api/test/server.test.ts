@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readEnv } from '../src/env.ts';
-import { login, startApp } from './helpers.ts';
+import { login, startApp, testEngine } from './helpers.ts';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -180,6 +180,8 @@ describe('OpenAPI and health', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({
       status: 'ok',
       revision: 0,
+      store: testEngine(),
+      role: 'leader',
     });
     await t.close();
   });
