@@ -30,7 +30,15 @@ test('the Status, Alarms and Audit log pages pass an axe scan, and the audit log
   await expect(
     page.getByRole('table', { name: 'IPFE nodes' }).getByRole('row', { name: /^IPFE-B1/ }),
   ).toContainText('not configured');
+  // One OAM on the embedded SQLite store: it leads (pushes, mirrors alarms, sends traps).
+  await expect(
+    page.getByRole('table', { name: 'OAM servers of this cluster' }).getByRole('row', {
+      name: /this one/,
+    }),
+  ).toContainText('leader');
+  await expect(page.getByText('No OAM leads right now')).toHaveCount(0);
   await expectAccessible(page, '/status');
+  await page.screenshot({ path: join(ARTIFACTS, 'status.png'), fullPage: true });
 
   await page.getByRole('link', { name: 'Alarms', exact: true }).click();
   await heading(page, 'Alarms');

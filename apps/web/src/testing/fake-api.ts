@@ -2,6 +2,7 @@ import type {
   AgentStatus,
   AppServer,
   IpfeSlot,
+  OamMember,
   Options,
   PeerNodeGroup,
   RevisionDiff,
@@ -29,6 +30,8 @@ export interface FakeState {
   ipfe: IpfeView;
   agentStatus: Partial<Record<IpfeSlot, AgentStatus | null>>;
   alarms: AlarmsView;
+  /** GET /api/oams: by default one OAM, this one, leading (as on SQLite). */
+  oams: OamMember[];
   audit: AuditEntry[];
   /** The revision log, newest first. */
   revisions: RevisionInfo[];
@@ -74,6 +77,17 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
     ipfe: ipfeView(),
     agentStatus: {},
     alarms: { active: [], history: [] },
+    oams: [
+      {
+        id: 'oam-1',
+        address: '127.0.0.1:8080',
+        role: 'leader',
+        startedAt: '2026-01-01T00:00:00.000Z',
+        lastSeen: '2026-01-01T00:00:00.000Z',
+        self: true,
+        present: true,
+      },
+    ],
     audit: [],
     revisions: [],
     diffs: {},
@@ -123,6 +137,7 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
         { etag: '"snmp-1"' },
       );
     if (lists[path]) return json(200, { items: lists[path] });
+    if (path === '/api/oams') return json(200, { items: state.oams });
     const ts = /^\/api\/target-sets\/(\d+)$/.exec(path);
     if (ts) {
       const found = state.targetSets.find((t) => t.number === Number(ts[1]));

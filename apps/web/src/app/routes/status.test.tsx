@@ -1,3 +1,4 @@
+import type { OamMember } from '@ipfe/schema';
 import { screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { installFakeApi } from '@/testing/fake-api';
@@ -76,5 +77,56 @@ describe('the Status & Manage page', () => {
       'unreachableECONNREFUSED',
     );
     expect(screen.getByRole('link', { name: '1 active alarm' })).toHaveAttribute('href', '/alarms');
+  });
+});
+
+describe('the OAM servers of Status & Manage', () => {
+  const member = (over: Partial<OamMember>): OamMember => ({
+    id: 'x',
+    address: '127.0.0.1:8080',
+    role: 'follower',
+    startedAt: new Date(Date.now() - 3_600_000).toISOString(),
+    lastSeen: new Date(Date.now() - 1_000).toISOString(),
+    self: false,
+    present: true,
+    ...over,
+  });
+
+  it('lists every OAM of the cluster with its role and when it was heard from', async () => {
+    installFakeApi({
+      oams: [
+        member({ id: 'p', address: '10.0.0.1:8080', role: 'leader' }),
+        member({ id: 'b', address: '10.0.0.2:8080', self: true }),
+        member({
+          id: 'c',
+          address: '10.0.0.3:8080',
+          present: false,
+          lastSeen: new Date(Date.now() - 90_000).toISOString(),
+        }),
+      ],
+    });
+    renderApp('/status');
+    const table = await screen.findByRole('table', { name: 'OAM servers of this cluster' });
+    expect(within(table).getByRole('row', { name: /10\.0\.0\.1/ })).toHaveTextContent('leader');
+    expect(within(table).getByRole('row', { name: /10\.0\.0\.2/ })).toHaveTextContent(
+      /\(this one\)follower.*now$/,
+    );
+    // One that stopped heartbeating is gone, never a follower that is fine.
+    const gone = within(table).getByRole('row', { name: /10\.0\.0\.3/ });
+    expect(gone).toHaveTextContent('gone');
+    expect(gone).not.toHaveTextContent('follower');
+    expect(screen.queryByText('No OAM leads right now')).not.toBeInTheDocument();
+  });
+
+  it('warns when no OAM leads: nothing is pushed and no trap is sent', async () => {
+    installFakeApi({
+      oams: [
+        member({ id: 'b', self: true }),
+        member({ id: 'p', address: '10.0.0.1:8080', role: 'leader', present: false }),
+      ],
+    });
+    renderApp('/status');
+    const warning = await screen.findByText('No OAM leads right now');
+    expect(warning.closest('[role="status"]')).toHaveTextContent(/nothing is pushed/i);
   });
 });

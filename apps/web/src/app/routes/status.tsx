@@ -9,6 +9,8 @@ import { BgpStatus } from '@/features/ipfe-status/components/bgp-status';
 import { IpfeTable } from '@/features/ipfe-status/components/ipfe-table';
 import { ownerOf } from '@/features/ipfe-status/components/sync-state';
 import { TargetSetStatus } from '@/features/ipfe-status/components/target-set-status';
+import { useOams } from '@/features/oams/api/get-oams';
+import { OamTable } from '@/features/oams/components/oam-table';
 import { useOptions } from '@/features/options/api/get-options';
 import { useTargetSets } from '@/features/target-sets/api/get-target-sets';
 import { clock } from '@/lib/time';
@@ -22,6 +24,7 @@ export function StatusRoute() {
   const targetSets = useTargetSets({ live: true });
   const servers = useAppServers();
   const options = useOptions();
+  const oams = useOams();
   const slots = ipfe.data?.items ?? [];
   const configured = IPFE_SLOTS.filter((s) => slots.find((v) => v.slot === s)?.configured);
   const { statuses } = useAgentStatuses(configured);
@@ -75,6 +78,18 @@ export function StatusRoute() {
           <BgpStatus slots={configured} statuses={statuses} />
         </section>
       )}
+      <section className="status-block" aria-labelledby="status-oam">
+        <h2 id="status-oam" className="block-title">
+          OAM servers
+        </h2>
+        {oams.data ? (
+          <OamTable oams={oams.data} now={now} />
+        ) : oams.isError ? (
+          <Alert tone="error" title={oams.error.message} />
+        ) : (
+          <Loading what="the OAM servers" />
+        )}
+      </section>
       <section className="status-block" aria-labelledby="status-ts">
         <h2 id="status-ts" className="block-title">
           Target Sets
