@@ -13,6 +13,7 @@ import {
 import { ApiError } from '../http/errors.ts';
 import type { Role, UserRecord } from '../repositories/users-repository.ts';
 import type { ApiToken } from '../repositories/api-tokens-repository.ts';
+import { storeUnavailableReason } from '../store/unavailable.ts';
 import { StoreSessionStore } from '../repositories/session-store.ts';
 import { RememberingSigner } from '../http/remembering-signer.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../domain/passwords.ts';
@@ -174,7 +175,11 @@ export default fp(
           `API token revoked (${found.token.name}, at ${found.revokedAt}); create a new one`,
         );
       }
-      await app.apiTokensRepository.touch(found.token);
+      // "Last used" is a courtesy: a store that is read-only (its primary failing over) still
+      // serves this request's reads.
+      await app.apiTokensRepository.touch(found.token).catch((err: unknown) => {
+        if (!storeUnavailableReason(err)) throw err;
+      });
       request.user = user;
       request.apiToken = found.token;
     };

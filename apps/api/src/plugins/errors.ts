@@ -2,6 +2,7 @@ import type { FastifyError, FastifySchemaCompiler } from 'fastify';
 import fp from 'fastify-plugin';
 import { fieldErrorsOf } from '@ipfe/schema';
 import type { ZodType } from 'zod';
+import { storeUnavailableReason } from '../store/unavailable.ts';
 import { ApiError, validationError, type ErrorCode } from '../http/errors.ts';
 
 /** Request validation with the shared schemas; failures carry field paths in our error shape. */
@@ -50,6 +51,8 @@ export function toApiError(err: FastifyError | Error): ApiError {
   if (status && status >= 400 && status < 500) {
     return new ApiError(STATUS_CODES[status] ?? 'VALIDATION', err.message);
   }
+  const unavailable = storeUnavailableReason(err);
+  if (unavailable) return new ApiError('UNAVAILABLE', unavailable, [], {}, { 'retry-after': '2' });
   return new ApiError('INTERNAL', 'Internal error; the server log has the details');
 }
 
@@ -58,6 +61,8 @@ export default fp(
     app.setErrorHandler((err: FastifyError, request, reply) => {
       const apiError = toApiError(err);
       if (apiError.code === 'INTERNAL') request.log.error({ err }, 'request failed');
+      else if (apiError.code === 'UNAVAILABLE' && !(err instanceof ApiError))
+        request.log.warn({ err }, 'store unavailable');
       return reply.code(apiError.statusCode).headers(apiError.headers).send(apiError.toBody());
     });
   },

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { OamMember, OamRole } from '@ipfe/schema';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
+import { connectPrimary } from '../store/primary-pool.ts';
 import { CLUSTER_CHANNEL, type ClusterTopic, type Store } from '../store/store.ts';
 
 export type { OamMember, OamRole };
@@ -17,21 +18,8 @@ export interface ClusterOptions {
   heartbeatMs?: number;
   /** A query of the cluster connection not answered in this long drops the connection (default 1.5 s). */
   queryTimeoutMs?: number;
-  /** Opens the cluster's own connection (default: one pg.Client of the URL, with TCP keepalives). */
+  /** Opens the cluster's own connection (default: one pg.Client to the primary, with TCP keepalives). */
   connect?: (url: string, queryTimeoutMs: number) => Promise<pg.Client>;
-}
-
-async function connectClient(url: string, queryTimeoutMs: number): Promise<pg.Client> {
-  const client = new pg.Client({
-    connectionString: url,
-    // A machine that died without closing the socket is noticed within a few seconds.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 1000,
-    connectionTimeoutMillis: 3000,
-    query_timeout: queryTimeoutMs,
-  });
-  await client.connect();
-  return client;
 }
 
 /**
@@ -68,7 +56,9 @@ export class Cluster {
     this.#tickMs = options.tickMs ?? 500;
     this.#heartbeatMs = options.heartbeatMs ?? 2000;
     this.#queryTimeoutMs = options.queryTimeoutMs ?? 1500;
-    this.#connect = options.connect ?? connectClient;
+    this.#connect =
+      options.connect ??
+      ((url, queryTimeoutMs) => connectPrimary(url, { queryTimeoutMs, connectTimeoutMs: 3000 }));
   }
 
   get role(): OamRole {

@@ -14,7 +14,7 @@ import {
   type MigrationProvider,
   type RawBuilder,
 } from 'kysely';
-import pg from 'pg';
+import { describeStoreUrl, PrimaryPool } from './primary-pool.ts';
 import type { Schema } from './schema.ts';
 
 /** The channel of the OAMs' notifications on PostgreSQL, and what they tell of. */
@@ -54,12 +54,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** The database named for a message: host and database, never the user's password. */
 export function describeLocation(location: StoreLocation): string {
   if ('file' in location) return location.file;
-  try {
-    const url = new URL(location.url);
-    return `postgres://${url.host}${url.pathname}`;
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
+  return describeStoreUrl(location.url);
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -139,18 +134,7 @@ export class Store {
       const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect({ database: file }) });
       store = new Store('sqlite', db, file, description);
     } else {
-      const pool = new pg.Pool({
-        connectionString: location.url,
-        // Counts and ids are BIGINT (int8): numbers here, as SQLite answers them.
-        types: {
-          getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-            oid === 20
-              ? (value: string) => Number(value)
-              : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-        },
-      });
-      // An idle client's error (the server went away) must not crash the process.
-      pool.on('error', () => {});
+      const pool = new PrimaryPool(location.url);
       const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
       store = new Store('postgres', db, null, description, location.url);
     }

@@ -1,0 +1,51 @@
+/**
+ * Whether an error thrown by a store query means the store cannot be reached or written right now
+ * (its primary is failing over, restarting or gone), and what to tell the client if so. Such a
+ * request answers 503 and may be retried; anything else is the OAM's own fault (500).
+ */
+const READ_ONLY =
+  'The store is read-only right now: its primary is failing over. Try again in a few seconds';
+const UNREACHABLE = 'The store cannot be reached right now. Try again in a few seconds';
+
+/** SQLSTATEs of PostgreSQL that mean "not now" rather than "wrong". */
+const SQLSTATES: Record<string, string> = {
+  '25006': READ_ONLY, // read_only_sql_transaction: a standby, or a primary being demoted
+  '57P01': UNREACHABLE, // admin_shutdown
+  '57P02': UNREACHABLE, // crash_shutdown
+  '57P03': UNREACHABLE, // cannot_connect_now: starting up, or in recovery
+  '53300': UNREACHABLE, // too_many_connections
+};
+
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'NO_PRIMARY',
+]);
+
+/** What node-postgres says when a socket dies or a query or connect times out. */
+const DRIVER_MESSAGES = [
+  /^Connection terminated/,
+  /^Query read timeout$/,
+  /^timeout exceeded when trying to connect$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+];
+
+export function storeUnavailableReason(err: unknown): string | null {
+  if (!(err instanceof Error)) return null;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (SQLSTATES[code]) return SQLSTATES[code];
+    if (code.startsWith('08')) return UNREACHABLE; // connection_exception and its kin
+    if (SOCKET_CODES.has(code)) return UNREACHABLE;
+  }
+  if (DRIVER_MESSAGES.some((pattern) => pattern.test(err.message))) return UNREACHABLE;
+  // A pool's connect that failed on every host throws an AggregateError of their errors.
+  if (err instanceof AggregateError && err.errors.length > 0)
+    return err.errors.every((e) => storeUnavailableReason(e) !== null) ? UNREACHABLE : null;
+  return null;
+}
