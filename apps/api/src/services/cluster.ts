@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { OamMember, OamRole } from '@ipfe/schema';
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
+import type pg from 'pg';
 import { connectPrimary } from '../store/primary-pool.ts';
 import { CLUSTER_CHANNEL, type ClusterTopic, type Store } from '../store/store.ts';
 

@@ -13,6 +13,11 @@ describe('storeUnavailableReason', () => {
       /read-only/,
     ],
     [
+      'a serializable BEGIN on a standby',
+      withCode('cannot use serializable mode in a hot standby', '0A000'),
+      /read-only/,
+    ],
+    [
       'the server shutting down',
       withCode('terminating connection due to administrator command', '57P01'),
       /cannot be reached/,

@@ -40,6 +40,8 @@ export function storeUnavailableReason(err: unknown): string | null {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (SQLSTATES[code]) return SQLSTATES[code];
+    // feature_not_supported: "cannot use serializable mode in a hot standby" — a write's BEGIN.
+    if (code === '0A000' && /hot standby/.test(err.message)) return READ_ONLY;
     if (code.startsWith('08')) return UNREACHABLE; // connection_exception and its kin
     if (SOCKET_CODES.has(code)) return UNREACHABLE;
   }
