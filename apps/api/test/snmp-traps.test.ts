@@ -26,7 +26,13 @@ describe('the MIB module deploy/snmp/IPFE-OAM-MIB.txt', () => {
     const run = spawnSync('snmptranslate', [...MIB, '-On', `IPFE-OAM-MIB::${name}`], {
       encoding: 'utf8',
     });
-    return { oid: run.stdout.trim(), errors: run.stderr.trim(), status: run.status };
+    // Net-SNMP's first run on a machine says it made its state folder: not a problem of the MIB.
+    const errors = run.stderr
+      .split('\n')
+      .filter((line) => !/^Created directory: /.test(line))
+      .join('\n')
+      .trim();
+    return { oid: run.stdout.trim(), errors, status: run.status };
   };
 
   it('loads in snmptranslate and names each notification at the OID the OAM sends', () => {
