@@ -84,10 +84,7 @@ export async function connectPrimary(
   const { hosts, readWrite } = parseStoreUrl(url);
   const problems: string[] = [];
   for (const host of hosts) {
-    const client = new pg.Client(clientConfig(host, limits));
-    // A socket error before the caller listens (the server killed meanwhile) must not crash the
-    // process; the query or connect it breaks rejects as well.
-    client.on('error', () => {});
+    const client = ignoreSocketErrors(new pg.Client(clientConfig(host, limits)));
     try {
       await client.connect();
       if (!readWrite || (await isPrimary(client))) return client;
@@ -113,16 +110,16 @@ function hostOf(url: string): string {
 /** The clients already known to be on a primary (a primary stays one until its sessions end). */
 const onPrimary = new WeakSet<object>();
 
-const guarded = new WeakSet<object>();
+const listened = new WeakSet<object>();
 /**
- * pg-pool takes its error listener off a client it hands out: a socket error while the client is
- * checked out but between queries (the server killed) would then crash the process. The query it
- * breaks rejects anyway, and the pool drops a client that is no longer queryable.
+ * A socket error on a client nobody listens to crashes the process: a fresh client before its
+ * caller listens, or a pooled one while checked out (pg-pool takes its own listener off then) and
+ * between queries, when the server is killed. The query or connect it breaks rejects anyway, and
+ * the pool drops a client that is no longer queryable.
  */
-async function guard(connecting: Promise<pg.PoolClient>): Promise<pg.PoolClient> {
-  const client = await connecting;
-  if (!guarded.has(client)) {
-    guarded.add(client);
+function ignoreSocketErrors<T extends pg.Client | pg.PoolClient>(client: T): T {
+  if (!listened.has(client)) {
+    listened.add(client);
     client.on('error', () => {});
   }
   return client;
@@ -152,14 +149,14 @@ export class PrimaryPool implements PostgresPool {
   }
 
   async connect(): Promise<PostgresPoolClient> {
-    if (!this.#readWrite) return guard(this.#pools[0]!.connect());
+    if (!this.#readWrite) return ignoreSocketErrors(await this.#pools[0]!.connect());
     let standby: pg.PoolClient | null = null;
     let lastError: unknown = null;
     const order = this.#pools.map((_, i) => (this.#preferred + i) % this.#pools.length);
     for (const i of order) {
       let client: pg.PoolClient;
       try {
-        client = await guard(this.#pools[i]!.connect());
+        client = ignoreSocketErrors(await this.#pools[i]!.connect());
       } catch (err) {
         lastError = err;
         continue;

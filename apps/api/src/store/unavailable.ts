@@ -8,13 +8,13 @@ const READ_ONLY =
 const UNREACHABLE = 'The store cannot be reached right now. Try again in a few seconds';
 
 /** SQLSTATEs of PostgreSQL that mean "not now" rather than "wrong". */
-const SQLSTATES: Record<string, string> = {
-  '25006': READ_ONLY, // read_only_sql_transaction: a standby, or a primary being demoted
-  '57P01': UNREACHABLE, // admin_shutdown
-  '57P02': UNREACHABLE, // crash_shutdown
-  '57P03': UNREACHABLE, // cannot_connect_now: starting up, or in recovery
-  '53300': UNREACHABLE, // too_many_connections
-};
+const SQLSTATES = new Map([
+  ['25006', READ_ONLY], // read_only_sql_transaction: a standby, or a primary being demoted
+  ['57P01', UNREACHABLE], // admin_shutdown
+  ['57P02', UNREACHABLE], // crash_shutdown
+  ['57P03', UNREACHABLE], // cannot_connect_now: starting up, or in recovery
+  ['53300', UNREACHABLE], // too_many_connections
+]);
 
 const SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -39,7 +39,8 @@ export function storeUnavailableReason(err: unknown): string | null {
   if (!(err instanceof Error)) return null;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (SQLSTATES[code]) return SQLSTATES[code];
+    const known = SQLSTATES.get(code);
+    if (known) return known;
     // feature_not_supported: "cannot use serializable mode in a hot standby" — a write's BEGIN.
     if (code === '0A000' && /hot standby/.test(err.message)) return READ_ONLY;
     if (code.startsWith('08')) return UNREACHABLE; // connection_exception and its kin
