@@ -172,19 +172,20 @@ export class AgentSyncRepository {
     await this.store.notify(this.db, 'alarms');
   }
 
-  /** The oldest traps not sent yet, in the order their alarms changed. */
-  async pendingTraps(limit: number): Promise<PendingTrap[]> {
+  /**
+   * Takes the oldest traps not sent yet out of the outbox, in the order their alarms changed: one
+   * statement, so two OAMs that both believe they lead never take the same trap.
+   */
+  async takeTraps(limit: number): Promise<PendingTrap[]> {
+    const oldest = this.db.selectFrom('trap_outbox').select('id').orderBy('id').limit(limit);
     const rows = await this.db
-      .selectFrom('trap_outbox')
-      .select(['id', 'event'])
-      .orderBy('id')
-      .limit(limit)
+      .deleteFrom('trap_outbox')
+      .where('id', 'in', oldest)
+      .returning(['id', 'event'])
       .execute();
-    return rows.map((r) => ({ id: Number(r.id), event: JSON.parse(r.event) as AlarmEvent }));
-  }
-
-  async sentTraps(ids: readonly number[]): Promise<void> {
-    if (ids.length > 0) await this.db.deleteFrom('trap_outbox').where('id', 'in', ids).execute();
+    return rows
+      .map((r) => ({ id: Number(r.id), event: JSON.parse(r.event) as AlarmEvent }))
+      .sort((a, b) => a.id - b.id);
   }
 
   /** Runs `fn` in one transaction, with the repository of it. */

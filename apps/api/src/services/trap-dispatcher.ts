@@ -7,9 +7,10 @@ import type { SnmpTrapSender } from './snmp-traps.ts';
 const BATCH = 100;
 
 /**
- * Sends the traps the alarm log left in the outbox, on the leader only (decision 022): each is
- * sent, then deleted. A leader killed in between leaves it to the next leader, which sends it
- * again (at least once, never lost; the alarm id in the trap tells a manager the repeat).
+ * Sends the traps the alarm log left in the outbox, on the leader only (decision 022). Each is
+ * taken out of the outbox (committed) and then sent at once: a store that fails meanwhile leaves
+ * it for the next try or the next leader, never sent twice. Only a process killed in the instant
+ * between that commit and the send loses it (decision 022).
  */
 export class TrapDispatcher {
   #leading = false;
@@ -72,12 +73,11 @@ export class TrapDispatcher {
   async #drain(): Promise<void> {
     try {
       for (;;) {
-        const pending = await this.outbox.pendingTraps(BATCH);
-        if (pending.length === 0 || !this.#leading) return;
         await this.#readDestinations();
-        for (const { event } of pending) this.sender.send(event);
-        await this.outbox.sentTraps(pending.map((p) => p.id));
-        if (pending.length < BATCH) return;
+        if (!this.#leading) return;
+        const taken = await this.outbox.takeTraps(BATCH);
+        for (const { event } of taken) this.sender.send(event);
+        if (taken.length < BATCH) return;
       }
     } catch (err) {
       this.log.warn({ err }, 'could not send the pending SNMP traps; trying again');
