@@ -1,4 +1,4 @@
-import type { AlarmEvent } from '@ipfe/schema';
+import type { AlarmEvent } from '../src/repositories/agent-sync-repository.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from './helpers.ts';
 
