@@ -16,6 +16,7 @@ import {
   type Client,
   type TestApp,
 } from './helpers.ts';
+import { call, postSession, spawnOam, type HttpSession } from './oam-process.ts';
 import { createDatabase } from './postgres-server.ts';
 import { startSnmptrapd, type Snmptrapd } from './snmptrapd.ts';
 
@@ -32,7 +33,6 @@ const TSA = '127.41.0.100';
 const SERVERS = ['127.41.1.1', '127.41.1.2'];
 const TRAPD = { host: '127.41.9.1', port: 10162 };
 const IPFES = { ipfe: { A1: { address: A1 }, A2: { address: A2 } } };
-const serverTs = new URL('../src/server.ts', import.meta.url).pathname;
 const agentBin = new URL('../../agent/bin/ipfe-agent.js', import.meta.url).pathname;
 
 describe.runIf(testEngine() === 'postgres')('several OAMs on one PostgreSQL store', () => {
@@ -69,24 +69,10 @@ describe.runIf(testEngine() === 'postgres')('several OAMs on one PostgreSQL stor
   }
 
   /** OAM P's answer to a request over HTTP, as a browser or the CLI would send it. */
-  async function callP(method: string, path: string, client?: { cookie: string; csrf: string }) {
-    const response = await fetch(`http://${P_HOST}:${pPort}${path}`, {
-      method,
-      headers: client ? { cookie: client.cookie, 'x-csrf-token': client.csrf } : {},
-    });
-    return { status: response.status, body: (await response.json()) as unknown };
-  }
-
-  async function loginP(username: string, password: string) {
-    const response = await fetch(`http://${P_HOST}:${pPort}/api/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-    });
-    const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
-    const body = (await response.json()) as { csrfToken?: string };
-    return { status: response.status, cookie, csrf: body.csrfToken ?? '' };
-  }
+  const callP = (method: string, path: string, session?: HttpSession) =>
+    call(`http://${P_HOST}:${pPort}`, session ?? null, method, path);
+  const loginP = (username: string, password: string) =>
+    postSession(`http://${P_HOST}:${pPort}`, username, password);
 
   const ipfeB = async () => (await adminB.get('/api/ipfe')).json() as IpfeView;
   /** Both agents run the latest revision, as OAM B shows it. */
@@ -128,23 +114,13 @@ describe.runIf(testEngine() === 'postgres')('several OAMs on one PostgreSQL stor
     ]);
     database = await createDatabase(inject('postgresAdminUrl')!);
     pPort = 20000 + (process.pid % 20000);
-    oamP = spawn(process.execPath, ['--import', 'tsx', serverTs], {
-      cwd: new URL('..', import.meta.url).pathname,
-      env: {
-        ...process.env,
-        HOST: P_HOST,
-        PORT: String(pPort),
-        IPFE_DATA_DIR: tempDir('ipfe-cluster-p-'),
-        IPFE_DATABASE_URL: database.url,
-        IPFE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        IPFE_AGENT_TOKEN: TOKEN,
-        IPFE_STATUS_INTERVAL_MS: '200',
-        IPFE_AGENT_START_GRACE_MS: '0',
-        LOG_LEVEL: 'warn',
-        LOG_FORMAT: 'json',
-      },
-      stdio: 'ignore',
-    });
+    oamP = spawnOam({
+      host: P_HOST,
+      port: pPort,
+      dataDir: tempDir('ipfe-cluster-p-'),
+      databaseUrl: database.url,
+      agentToken: TOKEN,
+    }).child;
     await waitFor(
       'OAM P leads',
       async () => ((await callP('GET', '/api/health')).body as HealthView).role === 'leader',

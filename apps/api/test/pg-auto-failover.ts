@@ -14,6 +14,10 @@ const FAST_HEALTH_CHECKS = {
   'pgautofailover.health_check_max_retries': 1,
   'pgautofailover.health_check_retry_delay': 500,
   'pgautofailover.node_considered_unhealthy_timeout': 2000,
+  // How long the monitor waits for a primary it cannot reach to demote itself before it promotes
+  // the standby (30 s by default). Safe to shorten with a synchronous standby: a primary cut off
+  // rather than dead cannot commit without the standby's acknowledgement meanwhile.
+  'pgautofailover.primary_demote_timeout': 2000,
 };
 
 interface NodeState {

@@ -9,7 +9,9 @@ declare module 'fastify' {
 
 export default fp(
   async (app, opts: { location: StoreLocation }) => {
-    const store = await Store.open(opts.location);
+    const store = await Store.open(opts.location, {
+      onWait: (line) => app.log.warn(`${line}; waiting for it`),
+    });
     app.decorate('store', store);
     app.addHook('onClose', async () => store.close());
   },

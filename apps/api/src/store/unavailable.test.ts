@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storeUnavailableReason } from './unavailable.ts';
+import { isNoPrimaryYet, storeUnavailableReason } from './unavailable.ts';
 
 function withCode(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
@@ -68,5 +68,43 @@ describe('storeUnavailableReason', () => {
     ['a mixed aggregate', new AggregateError([withCode('a', 'ECONNREFUSED'), new Error('bug')])],
   ])('%s: not the store being away', (_, err) => {
     expect(storeUnavailableReason(err)).toBeNull();
+  });
+});
+
+describe('isNoPrimaryYet', () => {
+  it.each([
+    [
+      'a write on a standby',
+      withCode('cannot execute INSERT in a read-only transaction', '25006'),
+      true,
+    ],
+    [
+      'a serializable BEGIN on a standby',
+      withCode('cannot use serializable mode in a hot standby', '0A000'),
+      true,
+    ],
+    ['a server starting up', withCode('the database system is starting up', '57P03'), true],
+    [
+      'a standby refusal wrapped by the migrator',
+      new Error('migration failed', {
+        cause: withCode('cannot execute CREATE TABLE in a read-only transaction', '25006'),
+      }),
+      true,
+    ],
+    [
+      'a refused connection: perhaps a wrong URL',
+      withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      false,
+    ],
+    [
+      'a wrong password',
+      withCode('password authentication failed for user "ipfe"', '28P01'),
+      false,
+    ],
+    ['a missing database', withCode('database "ipfe" does not exist', '3D000'), false],
+    ['another unsupported feature', withCode('cannot do that', '0A000'), false],
+    ['not an error', 'read-only', false],
+  ])('%s: %s', (_, err, expected) => {
+    expect(isNoPrimaryYet(err)).toBe(expected);
   });
 });

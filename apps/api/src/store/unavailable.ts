@@ -52,3 +52,17 @@ export function storeUnavailableReason(err: unknown): string | null {
     return err.errors.every((e) => storeUnavailableReason(e) !== null) ? UNREACHABLE : null;
   return null;
 }
+
+/**
+ * Whether a PostgreSQL server answered but cannot take writes yet: a standby, or a primary still
+ * starting up — the pair is failing over. Unlike a refused connection or a wrong password, this
+ * proves the URL right: an OAM starting meanwhile waits for the primary rather than exit.
+ */
+export function isNoPrimaryYet(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '25006' || code === '57P03') return true;
+    if (code === '0A000' && /hot standby/.test(e.message)) return true;
+  }
+  return false;
+}
