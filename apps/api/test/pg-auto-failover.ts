@@ -38,7 +38,7 @@ export interface AutoFailoverPair {
   ports: [number, number];
   /** The node (0 or 1) that is primary now, as the monitor says; null while there is none. */
   primary(): Promise<0 | 1 | null>;
-  /** Waits until one node is primary and the other its secondary; answers the primary. */
+  /** Waits until one node is primary, synchronously replicated to its secondary; answers it. */
   settled(timeoutMs?: number): Promise<0 | 1>;
   /** SIGKILLs node `i` outright: its keeper and its PostgreSQL, as a machine that dies. */
   kill(i: 0 | 1): void;
@@ -229,9 +229,14 @@ export async function startAutoFailoverPair(): Promise<AutoFailoverPair> {
       until(
         'a primary and its secondary',
         async () => {
+          // 'primary', not wait_primary: until then the primary commits without its standby.
           const nodes = await states();
-          const p = await primary();
-          return p !== null && nodes[1 - p]?.current_group_state === 'secondary' ? p : null;
+          const p = nodes.findIndex(
+            (n) => n.current_group_state === 'primary' && n.assigned_group_state === 'primary',
+          );
+          return (p === 0 || p === 1) && nodes[1 - p]?.current_group_state === 'secondary'
+            ? p
+            : null;
         },
         timeoutMs,
       ),

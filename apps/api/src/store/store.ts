@@ -216,8 +216,16 @@ export class Store {
             .execute()
             .catch(() => {});
         const code = (err as { code?: string }).code;
-        if (this.engine === 'postgres' && code && RETRIED_CODES.has(code) && attempt < MAX_ATTEMPTS)
+        if (
+          this.engine === 'postgres' &&
+          code &&
+          RETRIED_CODES.has(code) &&
+          attempt < MAX_ATTEMPTS
+        ) {
+          // A random pause, longer each time: writers that collided do not collide again at once.
+          await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
           continue;
+        }
         throw err;
       }
     }

@@ -32,6 +32,15 @@ describe('storeUnavailableReason', () => {
       withCode('the database system is starting up', '57P03'),
       /cannot be reached/,
     ],
+    [
+      'writes that kept colliding',
+      withCode(
+        'could not serialize access due to read/write dependencies among transactions',
+        '40001',
+      ),
+      /busy/,
+    ],
+    ['a deadlock', withCode('deadlock detected', '40P01'), /busy/],
     ['a connection exception', withCode('connection failure', '08006'), /cannot be reached/],
     [
       'a refused connection',

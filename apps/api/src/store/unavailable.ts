@@ -6,6 +6,7 @@
 const READ_ONLY =
   'The store is read-only right now: its primary is failing over. Try again in a few seconds';
 const UNREACHABLE = 'The store cannot be reached right now. Try again in a few seconds';
+const BUSY = 'The store is busy with other writes of the same data. Try again';
 
 /** SQLSTATEs of PostgreSQL that mean "not now" rather than "wrong". */
 const SQLSTATES = new Map([
@@ -14,6 +15,9 @@ const SQLSTATES = new Map([
   ['57P02', UNREACHABLE], // crash_shutdown
   ['57P03', UNREACHABLE], // cannot_connect_now: starting up, or in recovery
   ['53300', UNREACHABLE], // too_many_connections
+  // serialization_failure, deadlock_detected: what is left after the store's own retries.
+  ['40001', BUSY],
+  ['40P01', BUSY],
 ]);
 
 const SOCKET_CODES = new Set([
