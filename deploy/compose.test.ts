@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import {
@@ -610,6 +610,110 @@ describe('the healthchecks', () => {
       tcp.close();
     }
   });
+});
+
+describe('the ha profile: three OAMs over a pg_auto_failover pair, behind HAProxy', () => {
+  const ha = Object.entries(compose.services).filter(([, s]) => s.profiles?.includes('ha'));
+  const names = ha.map(([name]) => name);
+  const env = Object.fromEntries(
+    readFileSync(join(root, 'deploy/ha.env'), 'utf8')
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  /** What compose makes of `${VAR:-default}` given deploy/ha.env, or given nothing. */
+  const interpolate = (value: string, vars: Record<string, string>) =>
+    value.replace(
+      /\$\{(\w+):-([^}]*)\}/g,
+      (_, name: string, fallback: string) => vars[name] || fallback,
+    );
+  const haproxyCfg = readFileSync(join(root, 'deploy/haproxy/haproxy.cfg'), 'utf8');
+
+  it('adds the monitor, two PostgreSQL nodes, two more OAMs and HAProxy — none of them in a plain up', () => {
+    expect(names.sort()).toEqual([
+      'haproxy',
+      'oam-2',
+      'oam-3',
+      'pg-monitor',
+      'pg-node-a',
+      'pg-node-b',
+    ]);
+    expect(services.map(([name]) => name)).not.toEqual(expect.arrayContaining(names));
+    expect(env.COMPOSE_PROFILES).toBe('ha');
+  });
+
+  it('gives all three OAMs one multi-host URL naming both nodes, writes to the primary only', () => {
+    const oams = ['oam', 'oam-2', 'oam-3'].map((name) => compose.services[name]!);
+    const urls = oams.map((o) => interpolate(o.environment!.IPFE_DATABASE_URL!, env));
+    expect(new Set(urls).size).toBe(1);
+    const url = new URL(urls[0]!.replace(/@([^/]+)\//, '@placeholder/'));
+    expect(urls[0]).toMatch(/@pg-node-a:5432,pg-node-b:5432\//);
+    expect(url.searchParams.get('target_session_attrs')).toBe('read-write');
+    // The OAM's own reading of its environment accepts it.
+    expect(readEnv({ IPFE_DATABASE_URL: urls[0] })).toHaveProperty('env');
+    // Without deploy/ha.env the default OAM stays on SQLite, as the guide's plain `up` expects.
+    expect(interpolate(compose.services.oam!.environment!.IPFE_DATABASE_URL!, {})).toBe('');
+    for (const name of ['oam-2', 'oam-3']) {
+      const service = compose.services[name]!;
+      expect(service.image).toBe(compose.services.oam!.image);
+      expect(service.secrets).toEqual(['agent_token']);
+      expect(service.volumes).toEqual([`${name}-data:${service.environment!.IPFE_DATA_DIR}`]);
+    }
+  });
+
+  it('runs both nodes under the monitor that fails them over, from Debian packages', () => {
+    const monitor = compose.services['pg-monitor']!;
+    expect(monitor.command!.slice(0, 3)).toEqual(['pg_autoctl', 'create', 'monitor']);
+    for (const name of ['pg-node-a', 'pg-node-b']) {
+      const node = compose.services[name]! as Service & { depends_on?: string[] };
+      const command = node.command!;
+      expect(command.slice(0, 3)).toEqual(['pg_autoctl', 'create', 'postgres']);
+      expect(flag(command, '--hostname')).toBe(name);
+      expect(flag(command, '--dbname')).toBe('ipfe');
+      expect(flag(command, '--monitor')).toMatch(/^postgres:\/\/autoctl_node@pg-monitor:5432\//);
+      expect(command).toContain('--run');
+      expect(node.depends_on).toEqual(['pg-monitor']);
+      expect(node.build ?? monitor.build).toBeDefined();
+      expect(node.image).toBe(monitor.image);
+    }
+    const dockerfile = readFileSync(
+      join(root, monitor.build!.context, monitor.build!.dockerfile),
+      'utf8',
+    );
+    expect(dockerfile).toMatch(
+      /apt-get install[^\n]*postgresql-15-auto-failover[^\n]*pg-auto-failover-cli/,
+    );
+    expect(dockerfile).toMatch(/^USER postgres$/m);
+  });
+
+  it('publishes one address, HAProxy on loopback, checking each OAM on GET /api/health', () => {
+    const proxy = compose.services.haproxy!;
+    expect(proxy.ports).toEqual(['127.0.0.1:8090:8080']);
+    for (const [name, service] of ha.filter(([n]) => n !== 'haproxy'))
+      expect(service.ports, `${name} is reached through HAProxy only`).toBeUndefined();
+    const [mounted, at] = proxy.volumes![0]!.split(':');
+    expect(existsSync(join(root, mounted!))).toBe(true);
+    expect(at).toBe('/usr/local/etc/haproxy/haproxy.cfg');
+    expect(haproxyCfg).toMatch(/^\s*option httpchk GET \/api\/health$/m);
+    expect(haproxyCfg).toMatch(/^\s*http-check expect status 200$/m);
+    expect(haproxyCfg).toMatch(/^\s*bind :8080$/m);
+    const servers = [...haproxyCfg.matchAll(/^\s*server (\S+) (\S+):(\d+)/gm)].map((m) => [
+      m[2],
+      Number(m[3]),
+    ]);
+    expect(servers).toEqual(['oam', 'oam-2', 'oam-3'].map((name) => [name, 8080]));
+    expect(haproxyCfg).toMatch(/^\s*default-server check inter 1s fall 2 rise 2/m);
+  });
+
+  it.runIf(spawnSync('haproxy', ['-v']).status === 0)(
+    'has a configuration HAProxy itself accepts',
+    () => {
+      const checked = spawnSync('haproxy', ['-c', '-f', join(root, 'deploy/haproxy/haproxy.cfg')], {
+        encoding: 'utf8',
+      });
+      expect(checked.status, checked.stderr).toBe(0);
+    },
+  );
 });
 
 describe('the Dockerfiles', () => {
