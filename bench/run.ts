@@ -17,6 +17,7 @@ const PART_TIMEOUT_MS: Record<Part, number> = {
   gui: 240_000,
   engine: 180_000,
   ecmp: 600_000, // 24 losses and returns of an IPFE
+  ha: 1_800_000, // 20 leader takeovers, 10 store failovers of 20–40 s each
 };
 
 async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unknown>> {
@@ -49,6 +50,8 @@ async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unk
       return (await import('./parts/engine.ts')).runEngine(ctx);
     case 'ecmp':
       return (await import('./parts/ecmp.ts')).runEcmp(ctx);
+    case 'ha':
+      return (await import('./parts/ha.ts')).runHa(ctx);
   }
 }
 

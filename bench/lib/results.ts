@@ -18,6 +18,7 @@ export const PARTS = [
   'api',
   'gui',
   'engine',
+  'ha',
 ] as const;
 export type Part = (typeof PARTS)[number];
 
@@ -126,6 +127,23 @@ export const ROWS: Row[] = [
   { part: 'engine', key: 'buildMs', target: { op: '<=', value: 5 } },
   { part: 'engine', key: 'balanceMaxOverMean', target: { op: '<=', value: 1.01 } },
   { part: 'engine', key: 'disruptionPct', target: { op: '<=', value: 4.2 } },
+  // Issue 25 item 7: PostgreSQL against SQLite, a leader killed, the store's primary killed.
+  { part: 'ha', key: 'pgCommitRatio' },
+  { part: 'ha', key: 'oneClient.pgCommitRatio' },
+  { part: 'ha', key: 'pgReadRatio' },
+  { part: 'ha', key: 'sqliteCommitsPerSec' },
+  { part: 'ha', key: 'pgCommitsPerSec' },
+  { part: 'ha', key: 'sqliteReadsPerSec' },
+  { part: 'ha', key: 'pgReadsPerSec' },
+  { part: 'ha', key: 'leaderTakeoverMs.p50' },
+  { part: 'ha', key: 'leaderTakeoverMs.p99', target: { op: '<=', value: 2000 } },
+  { part: 'ha', key: 'leaderTakeoverMs.trials' },
+  { part: 'ha', key: 'storeFailoverMs.p50' },
+  { part: 'ha', key: 'storeFailoverMs.p99' },
+  { part: 'ha', key: 'storeFailoverMs.trials' },
+  { part: 'ha', key: 'lostCommits', target: { op: '<=', value: 0 } },
+  { part: 'ha', key: 'duplicateTraps', target: { op: '<=', value: 0 } },
+  { part: 'ha', key: 'lostTraps' },
 ];
 
 const format = (value: unknown) =>
