@@ -3,60 +3,16 @@
  * against a bare Fastify route in the same process answering the same JSON from memory: the same
  * bytes (`ratio`), and, for comparison, the same object serialized on every request.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { autocannon, type Cannon } from '../lib/autocannon.ts';
 import { ADMIN_PASSWORD, startApiServer } from '../lib/api-process.ts';
 import { login, seed32x32 } from '../lib/oam.ts';
-import { PROFILE_DIR, ROOT } from '../lib/results.ts';
+import { PROFILE_DIR } from '../lib/results.ts';
 import { median, round } from '../lib/stats.ts';
 import type { PartContext } from './context.ts';
 
 const HOST = '127.70.3.1';
 const CONNECTIONS = 10;
-
-interface Cannon {
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-}
-
-function autocannon(url: string, cookie: string, seconds: number): Promise<Cannon> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      join(ROOT, 'node_modules/.bin/autocannon'),
-      ['-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-H', `cookie=${cookie}`, url],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-    child.on('exit', () => {
-      clearTimeout(timer);
-      try {
-        const r = JSON.parse(out) as {
-          requests: { average: number };
-          latency: { p50: number; p99: number };
-          non2xx: number;
-          errors: number;
-        };
-        resolve({
-          rps: r.requests.average,
-          p50Ms: r.latency.p50,
-          p99Ms: r.latency.p99,
-          non2xx: r.non2xx,
-          errors: r.errors,
-        });
-      } catch {
-        reject(new Error(`autocannon: ${err.slice(-500) || out.slice(0, 500)}`));
-      }
-    });
-  });
-}
 
 export async function runApi(ctx: PartContext): Promise<Record<string, unknown>> {
   const profileDir = process.env.BENCH_PROFILE === '1' ? PROFILE_DIR : undefined;
@@ -83,14 +39,15 @@ export async function runApi(ctx: PartContext): Promise<Record<string, unknown>>
     const apiUrl = `${server.base}/api/target-sets`;
     const bareUrl = `${server.bare}/api/target-sets`;
     const objectUrl = `${server.bare}/api/target-sets-object`;
-    for (const url of [apiUrl, bareUrl, objectUrl]) await autocannon(url, oam.cookie, 2); // warm-up
+    for (const url of [apiUrl, bareUrl, objectUrl])
+      await autocannon(url, oam.cookie, 2, CONNECTIONS); // warm-up
     const api: Cannon[] = [];
     const bare: Cannon[] = [];
     const object: Cannon[] = [];
     for (let r = 0; r < rounds; r++) {
-      bare.push(await autocannon(bareUrl, oam.cookie, seconds));
-      api.push(await autocannon(apiUrl, oam.cookie, seconds));
-      object.push(await autocannon(objectUrl, oam.cookie, seconds));
+      bare.push(await autocannon(bareUrl, oam.cookie, seconds, CONNECTIONS));
+      api.push(await autocannon(apiUrl, oam.cookie, seconds, CONNECTIONS));
+      object.push(await autocannon(objectUrl, oam.cookie, seconds, CONNECTIONS));
       ctx.log(
         `api round ${r + 1}/${rounds}: API ${round(api.at(-1)!.rps)} req/s, bare ${round(bare.at(-1)!.rps)} req/s (the object serialized each time: ${round(object.at(-1)!.rps)})`,
       );

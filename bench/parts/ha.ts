@@ -22,6 +22,7 @@ import {
   type AutoFailoverPair,
 } from '../../apps/api/test/pg-auto-failover.ts';
 import { startSnmptrapd, type Snmptrapd } from '../../apps/api/test/snmptrapd.ts';
+import { autocannon, type Cannon } from '../lib/autocannon.ts';
 import { onCleanup } from '../lib/cleanup.ts';
 import {
   OAM_PASSWORD,
@@ -69,41 +70,6 @@ function inside<T>(dir: string, start: () => Promise<T>): Promise<T> {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
   }
-}
-
-interface Cannon {
-  rps: number;
-  p99Ms: number;
-  bad: number;
-}
-
-function autocannon(url: string, cookie: string, seconds: number): Promise<Cannon> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      join(ROOT, 'node_modules/.bin/autocannon'),
-      ['-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-H', `cookie=${cookie}`, url],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-    child.on('exit', () => {
-      clearTimeout(timer);
-      try {
-        const r = JSON.parse(out) as {
-          requests: { average: number };
-          latency: { p99: number };
-          non2xx: number;
-          errors: number;
-        };
-        resolve({ rps: r.requests.average, p99Ms: r.latency.p99, bad: r.non2xx + r.errors });
-      } catch {
-        reject(new Error(`autocannon: ${err.slice(-500) || out.slice(0, 500)}`));
-      }
-    });
-  });
 }
 
 interface CommitRun {
@@ -364,7 +330,12 @@ async function engines(ctx: PartContext, dir: string, postgresUrl: string) {
     if (a !== b) ctx.log('ha engines: the two OAMs do not answer GET /api/target-sets alike');
     for (const engine of ['sqlite', 'pg'] as const) {
       await commitLoad(sessions[engine], 2, WRITERS); // warm-up
-      await autocannon(`${oams[engine].base}/api/target-sets`, sessions[engine].cookie, 2);
+      await autocannon(
+        `${oams[engine].base}/api/target-sets`,
+        sessions[engine].cookie,
+        2,
+        CONNECTIONS,
+      );
     }
     const runs = () => ({ sqlite: [] as CommitRun[], pg: [] as CommitRun[] });
     const commits = runs(); // WRITERS clients
@@ -382,6 +353,7 @@ async function engines(ctx: PartContext, dir: string, postgresUrl: string) {
             `${oams[engine].base}/api/target-sets`,
             sessions[engine].cookie,
             seconds,
+            CONNECTIONS,
           ),
         );
       const last = (runs: CommitRun[]) => round(runs.at(-1)!.perSec);
@@ -389,7 +361,7 @@ async function engines(ctx: PartContext, dir: string, postgresUrl: string) {
         `ha engines round ${r + 1}/${rounds}: commits/s (${WRITERS} clients) SQLite ${last(commits.sqlite)}, PostgreSQL ${last(commits.pg)}; (1 client) SQLite ${last(single.sqlite)}, PostgreSQL ${last(single.pg)}; reads/s SQLite ${round(reads.sqlite.at(-1)!.rps)}, PostgreSQL ${round(reads.pg.at(-1)!.rps)}`,
       );
     }
-    const bad = [...reads.sqlite, ...reads.pg].reduce((n, c) => n + c.bad, 0);
+    const bad = [...reads.sqlite, ...reads.pg].reduce((n, c) => n + c.non2xx + c.errors, 0);
     if (bad > 0) throw new Error(`${bad} reads failed or were not 2xx`);
     const perSec = (runs: CommitRun[]) => median(runs.map((c) => c.perSec));
     const latency = (runs: CommitRun[]) => ({
