@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReporter, type Reporter } from '@ipfe/reporter';
 import type { IpfeView } from '@ipfe/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnAgent } from './agent-process.ts';
 import { login, startApp, testEngine, waitFor, type Client, type TestApp } from './helpers.ts';
 
 /** The OAM with two real agent processes on loopback (127.40.0.0/16). */
@@ -13,7 +14,6 @@ const A1 = '127.40.0.11';
 const A2 = '127.40.0.12';
 const TSA = '127.40.0.100';
 const SERVERS = ['127.40.1.1', '127.40.1.2', '127.40.1.3'];
-const agentBin = new URL('../../agent/bin/ipfe-agent.js', import.meta.url).pathname;
 const stateDirs = {
   A1: mkdtempSync(join(tmpdir(), 'ipfe-sync-a1-')),
   A2: mkdtempSync(join(tmpdir(), 'ipfe-sync-a2-')),
@@ -25,19 +25,12 @@ let reporters: Reporter[];
 
 function startAgent(slot: 'A1' | 'A2', token = TOKEN) {
   agents[slot]?.kill('SIGKILL');
-  agents[slot] = spawn(
-    process.execPath,
-    [
-      agentBin,
-      '--slot',
-      slot,
-      '--control',
-      `${slot === 'A1' ? A1 : A2}:8701`,
-      '--state-dir',
-      stateDirs[slot],
-    ],
-    { env: { ...process.env, IPFE_AGENT_TOKEN: token, LOG_LEVEL: 'warn' }, stdio: 'ignore' },
-  );
+  agents[slot] = spawnAgent({
+    slot,
+    control: `${slot === 'A1' ? A1 : A2}:8701`,
+    stateDir: stateDirs[slot],
+    token,
+  });
 }
 
 const ipfe = async () => (await admin.get('/api/ipfe')).json() as IpfeView;

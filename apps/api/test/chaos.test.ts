@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { createReporter, type Reporter } from '@ipfe/reporter';
 import type { IpfeView } from '@ipfe/schema';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnAgent } from './agent-process.ts';
 import { testEngine, waitFor } from './helpers.ts';
 import {
   call,
@@ -34,7 +35,6 @@ const TSA = '127.45.0.100';
 const SERVERS = ['127.45.1.1', '127.45.1.2'];
 const TRAPD = { host: '127.45.9.1', port: 10163 };
 const IPFES = { ipfe: { A1: { address: AGENT_HOSTS.A1 }, A2: { address: AGENT_HOSTS.A2 } } };
-const agentBin = new URL('../../agent/bin/ipfe-agent.js', import.meta.url).pathname;
 
 type Slot = keyof typeof AGENT_HOSTS;
 
@@ -74,22 +74,12 @@ describe.runIf(testEngine() === 'postgres' && hasPgAutoctl)(
       });
     };
     const startAgent = (slot: Slot) => {
-      agents[slot] = spawn(
-        process.execPath,
-        [
-          agentBin,
-          '--slot',
-          slot,
-          '--control',
-          `${AGENT_HOSTS[slot]}:8701`,
-          '--state-dir',
-          agentDirs[slot],
-        ],
-        {
-          env: { ...process.env, IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-          stdio: 'ignore',
-        },
-      );
+      agents[slot] = spawnAgent({
+        slot,
+        control: `${AGENT_HOSTS[slot]}:8701`,
+        stateDir: agentDirs[slot],
+        token: TOKEN,
+      });
     };
     const living = () => oams.filter((o): o is OamProcess => o !== null);
     const anyOam = () => living()[Math.floor(Math.random() * living().length)]!;

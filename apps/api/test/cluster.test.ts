@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReporter, type Reporter } from '@ipfe/reporter';
 import type { HealthView, IpfeView, OamMember } from '@ipfe/schema';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawnAgent } from './agent-process.ts';
 import {
   ADMIN_PASSWORD,
   addUser,
@@ -33,7 +34,6 @@ const TSA = '127.41.0.100';
 const SERVERS = ['127.41.1.1', '127.41.1.2'];
 const TRAPD = { host: '127.41.9.1', port: 10162 };
 const IPFES = { ipfe: { A1: { address: A1 }, A2: { address: A2 } } };
-const agentBin = new URL('../../agent/bin/ipfe-agent.js', import.meta.url).pathname;
 
 describe.runIf(testEngine() === 'postgres')('several OAMs on one PostgreSQL store', () => {
   const dirs: string[] = [];
@@ -53,19 +53,12 @@ describe.runIf(testEngine() === 'postgres')('several OAMs on one PostgreSQL stor
   let trapd: Snmptrapd;
 
   function startAgent(slot: 'A1' | 'A2') {
-    agents[slot] = spawn(
-      process.execPath,
-      [
-        agentBin,
-        '--slot',
-        slot,
-        '--control',
-        `${slot === 'A1' ? A1 : A2}:8701`,
-        '--state-dir',
-        agentDirs[slot],
-      ],
-      { env: { ...process.env, IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' }, stdio: 'ignore' },
-    );
+    agents[slot] = spawnAgent({
+      slot,
+      control: `${slot === 'A1' ? A1 : A2}:8701`,
+      stateDir: agentDirs[slot],
+      token: TOKEN,
+    });
   }
 
   /** OAM P's answer to a request over HTTP, as a browser or the CLI would send it. */
