@@ -9,9 +9,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app, opts: { location: StoreLocation }) => {
-    const store = await Store.open(opts.location, {
-      onWait: (line) => app.log.warn(`${line}; waiting for it`),
-    });
+    const store = await Store.open(opts.location);
     app.decorate('store', store);
     app.addHook('onClose', async () => store.close());
   },

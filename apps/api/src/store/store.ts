@@ -15,7 +15,6 @@ import {
   type RawBuilder,
 } from 'kysely';
 import { describeStoreUrl, PrimaryPool } from './primary-pool.ts';
-import { isNoPrimaryYet } from './unavailable.ts';
 import type { Schema } from './schema.ts';
 
 /** The channel of the OAMs' notifications on PostgreSQL, and what they tell of. */
@@ -30,12 +29,6 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.meta.url))
 
 /** Where the store is: a SQLite file, or a PostgreSQL URL (`postgres://` or `postgresql://`). */
 export type StoreLocation = { file: string } | { url: string };
-
-/** How long an OAM starting while its PostgreSQL pair fails over waits for a primary. */
-export interface StoreWait {
-  waitMs?: number;
-  onWait?: (line: string) => void;
-}
 
 /** How a serialization failure or a lost race for a unique key shows on PostgreSQL: retried. */
 const RETRIED_CODES = new Set(['40001', '40P01', '23505']);
@@ -128,11 +121,8 @@ export class Store {
     readonly url: string | null = null,
   ) {}
 
-  /**
-   * Opens the store and applies its migrations; throws naming the database when it cannot. A
-   * PostgreSQL pair with no primary yet (failing over) is waited for, up to `waitMs`.
-   */
-  static async open(location: StoreLocation, wait: StoreWait = {}): Promise<Store> {
+  /** Opens the store and applies its migrations; throws naming the database when it cannot. */
+  static async open(location: StoreLocation): Promise<Store> {
     const description = describeLocation(location);
     let store: Store;
     if ('file' in location) {
@@ -148,23 +138,15 @@ export class Store {
       const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
       store = new Store('postgres', db, null, description, location.url);
     }
-    const deadline = Date.now() + (wait.waitMs ?? 60_000);
-    for (;;) {
-      try {
-        await store.migrate();
-        return store;
-      } catch (err) {
-        if (isNoPrimaryYet(err) && Date.now() < deadline) {
-          wait.onWait?.(`the store ${description} has no primary yet (${(err as Error).message})`);
-          await new Promise((r) => setTimeout(r, 1000));
-          continue;
-        }
-        await store.close().catch(() => {});
-        throw new Error(`cannot open the store ${description}: ${(err as Error).message}`, {
-          cause: err,
-        });
-      }
+    try {
+      await store.migrate();
+    } catch (err) {
+      await store.close().catch(() => {});
+      throw new Error(`cannot open the store ${description}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
+    return store;
   }
 
   /**
