@@ -43,7 +43,6 @@ export {
   type RefusalReason,
 } from './counters.ts';
 export {
-  REPORTABLE_STATES,
   SERVER_STATES,
   STATE_RULES,
   inStasis,

@@ -1,3 +1,6 @@
+import { REPORTED_STATES, type ReportedState } from '@ipfe/schema';
+
+export type { ReportedState };
 /**
  * Server load states and what each one allows (SPEC §3.1, after seed 002 table 10). One table,
  * read by the Hash and the Least Load choices, by the connection table and by the tests.
@@ -15,16 +18,8 @@ export const SERVER_STATES = [
 ] as const;
 export type ServerState = (typeof SERVER_STATES)[number];
 
-/** The states a heartbeat may report (offline and initializing are the engine's own). */
-export const REPORTABLE_STATES = [
-  'underused',
-  'normal',
-  'burdened',
-  'stressed',
-  'overloaded',
-  'halting',
-] as const satisfies readonly ServerState[];
-export type ReportedState = (typeof REPORTABLE_STATES)[number];
+// The states a heartbeat may report are the schema's (offline and initializing are the engine's own).
+const reportedStatesAreServerStates = REPORTED_STATES satisfies readonly ServerState[];
 
 export interface StateRules {
   /** The server keeps its entries in the Maglev table. */
@@ -66,7 +61,7 @@ export function inStasis(state: ServerState): boolean {
 }
 
 export function isReportableState(value: unknown): value is ReportedState {
-  return (REPORTABLE_STATES as readonly unknown[]).includes(value);
+  return (reportedStatesAreServerStates as readonly unknown[]).includes(value);
 }
 
 /** Numeric codes for typed arrays, in SERVER_STATES order. */

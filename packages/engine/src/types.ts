@@ -1,7 +1,8 @@
 /** The engine's public types: what goes in and what comes out. */
 import type { IpfeSlot } from '@ipfe/schema';
 import type { CloseReason, RefusalCounts, RefusalReason } from './counters.ts';
-import type { ReportedState, ServerState } from './server-state.ts';
+import type { ReportedState } from '@ipfe/schema';
+import type { ServerState } from './server-state.ts';
 
 /** Time is always an argument: milliseconds on any monotonic scale the caller chooses. */
 export type Millis = number;
