@@ -79,6 +79,27 @@ function registerCollection(
     });
   const label = (item: unknown) => `${spec.noun} ${keyOf(spec, item)}`;
   const Label = (item: unknown) => capitalize(label(item));
+  const alreadyExists = (key: string) =>
+    new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
+      { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
+    ]);
+  /** The write `summary` of `stored`, at `index` of `candidate`, once the edit is valid. */
+  const validWrite = (
+    config: Configuration,
+    candidate: Configuration,
+    index: number,
+    stored: unknown,
+    summary: string,
+  ) => {
+    validateEdit(
+      config,
+      candidate,
+      `${spec.kind}.${index}`,
+      spec.blameField,
+      app.agentSync.statuses(),
+    );
+    return { config: candidate, summary, value: { candidate, index, stored } };
+  };
 
   app.get(
     base,
@@ -142,25 +163,10 @@ function registerCollection(
         (config) => {
           const stored = spec.toStored(request.body, config, null);
           const key = keyOf(spec, stored);
-          if (find(config, key).item) {
-            throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
-              { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
-            ]);
-          }
+          if (find(config, key).item) throw alreadyExists(key);
           const candidate = { ...config, [spec.kind]: [...itemsOf(config, spec), stored] };
           const index = itemsOf(candidate, spec).length - 1;
-          validateEdit(
-            config,
-            candidate,
-            `${spec.kind}.${index}`,
-            spec.blameField,
-            app.agentSync.statuses(),
-          );
-          return {
-            config: candidate,
-            summary: `Insert ${label(stored)}`,
-            value: { candidate, index, stored },
-          };
+          return validWrite(config, candidate, index, stored, `Insert ${label(stored)}`);
         },
       );
       return commitHeaders(
@@ -195,26 +201,11 @@ function registerCollection(
           requireIfMatch(request.headers['if-match'], etagOf(item), () => view(config, index));
           const stored = spec.toStored(request.body, config, item);
           const key = keyOf(spec, stored);
-          if (key !== keyOf(spec, item) && find(config, key).item) {
-            throw new ApiError('CONFLICT', `${capitalize(spec.noun)} ${key} already exists`, [
-              { path: spec.keyField, message: `${capitalize(spec.noun)} ${key} already exists` },
-            ]);
-          }
+          if (key !== keyOf(spec, item) && find(config, key).item) throw alreadyExists(key);
           const items = [...itemsOf(config, spec)];
           items[index] = stored;
           const candidate = { ...config, [spec.kind]: items };
-          validateEdit(
-            config,
-            candidate,
-            `${spec.kind}.${index}`,
-            spec.blameField,
-            app.agentSync.statuses(),
-          );
-          return {
-            config: candidate,
-            summary: `Edit ${label(stored)}`,
-            value: { candidate, index, stored },
-          };
+          return validWrite(config, candidate, index, stored, `Edit ${label(stored)}`);
         },
       );
       return commitHeaders(reply.header('etag', etagOf(value.stored)), revision).send(
