@@ -171,4 +171,18 @@ describe('npm run backup', () => {
       stderr: expect.stringContaining("Unknown option '--to'"),
     });
   });
+
+  it('points to pg_dump, copying nothing, when the store is PostgreSQL', async () => {
+    const dataDir = join(t.dir, 'beside-postgres');
+    mkdirSync(dataDir);
+    const refused = await run(process.execPath, [tsx, backupCli], {
+      env: {
+        ...process.env,
+        IPFE_DATA_DIR: dataDir,
+        IPFE_DATABASE_URL: 'postgres://ipfe@127.0.0.1:1/ipfe',
+      },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('pg_dump') });
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
 });

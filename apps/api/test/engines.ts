@@ -3,9 +3,4 @@
  * (api-postgres in vitest.config.ts): the online backup of the file, SIGKILLs of an OAM writing
  * it, restarts and tools that open the file, and tests that edit it by hand.
  */
-export const SQLITE_ONLY = [
-  'test/backup.test.ts',
-  'test/crash.test.ts',
-  'test/export-cli.test.ts',
-  'test/restart.test.ts',
-];
+export const SQLITE_ONLY = ['test/backup.test.ts', 'test/crash.test.ts', 'test/restart.test.ts'];

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { configDocumentSchema } from '@ipfe/schema';
@@ -14,13 +14,17 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startApp();
   await seedPrerequisites(await login(t.app)); // revisions 1–6
-  await t.app.close();
 });
-afterAll(() => rmSync(t.dir, { recursive: true, force: true }));
+afterAll(() => t.close());
 
+/** The export as an operator runs it beside the OAM: the same IPFE_DATABASE_URL, or data folder. */
 const exportWith = (args: string[]) =>
   run(process.execPath, [tsx, exportCli, ...args], {
-    env: { ...process.env, IPFE_DATA_DIR: t.dir },
+    env: {
+      ...process.env,
+      IPFE_DATA_DIR: t.dir,
+      IPFE_DATABASE_URL: 'url' in t.location ? t.location.url : '',
+    },
   });
 
 describe('npm run export', () => {

@@ -6,13 +6,19 @@ import { backupDatabase } from '../services/backup.ts';
 const USAGE =
   'usage: npm run backup -- [--out FILE]   (IPFE_DATA_DIR selects the data folder; default FILE: <data folder>/backups/ipfe-oam-<UTC time>.sqlite)';
 
-/** A copy of the OAM's SQLite file, made while the OAM runs (docs/deploy.md, "Backup"). */
+/** A copy of the OAM's SQLite file, made while the OAM runs (docs/deploy.md, "Backup and restore"). */
 async function main() {
   let values: { out?: string };
   try {
     values = parseArgs({ options: { out: { type: 'string' } } }).values;
   } catch (err) {
     console.error(`ipfe-backup: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (process.env.IPFE_DATABASE_URL?.trim()) {
+    console.error(
+      'ipfe-backup: the store is PostgreSQL (IPFE_DATABASE_URL): back it up with pg_dump or the failover manager (docs/deploy.md, "Backup and restore"); this command copies the SQLite file',
+    );
     process.exit(2);
   }
   const base = process.env.INIT_CWD ?? process.cwd();

@@ -1,11 +1,11 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Store } from '../store/store.ts';
+import { Store, describeLocation, isPostgresUrl, type StoreLocation } from '../store/store.ts';
 import { ConfigRepository } from '../repositories/config-repository.ts';
 
 const USAGE =
-  'usage: npm run export -- [--revision N] [--out FILE]   (IPFE_DATA_DIR selects the data folder)';
+  'usage: npm run export -- [--revision N] [--out FILE]   (IPFE_DATABASE_URL, else IPFE_DATA_DIR, selects the store)';
 
 /** Writes a revision's config document (default: the latest) to a file or standard output. */
 async function main() {
@@ -19,13 +19,12 @@ async function main() {
     process.exit(2);
   }
   const base = process.env.INIT_CWD ?? process.cwd();
-  const dataDir = process.env.IPFE_DATA_DIR || 'data';
-  const file = join(isAbsolute(dataDir) ? dataDir : resolve(base, dataDir), 'ipfe-oam.sqlite');
-  if (!existsSync(file)) {
-    console.error(`ipfe-export: no OAM data at ${file} (set IPFE_DATA_DIR)`);
+  const location = storeLocation(base);
+  const where = describeLocation(location);
+  const store = await Store.open(location).catch((err: unknown) => {
+    console.error(`ipfe-export: cannot open ${where}: ${(err as Error).message}`);
     process.exit(1);
-  }
-  const store = await Store.open({ file });
+  });
   try {
     const configs = new ConfigRepository(store);
     const revision =
@@ -40,7 +39,7 @@ async function main() {
     }
     const document = await configs.document(revision);
     if (!document) {
-      console.error(`ipfe-export: revision ${revision} does not exist in ${file}`);
+      console.error(`ipfe-export: revision ${revision} does not exist in ${where}`);
       process.exit(1);
     }
     const text = `${JSON.stringify(document, null, 2)}\n`;
@@ -56,6 +55,25 @@ async function main() {
   } finally {
     await store.close();
   }
+}
+
+/** The OAM's store, as the OAM itself finds it: IPFE_DATABASE_URL, else the SQLite file. */
+function storeLocation(base: string): StoreLocation {
+  const url = process.env.IPFE_DATABASE_URL?.trim();
+  if (url) {
+    if (!isPostgresUrl(url)) {
+      console.error('ipfe-export: IPFE_DATABASE_URL must be a postgres:// or postgresql:// URL');
+      process.exit(2);
+    }
+    return { url };
+  }
+  const dataDir = process.env.IPFE_DATA_DIR || 'data';
+  const file = join(isAbsolute(dataDir) ? dataDir : resolve(base, dataDir), 'ipfe-oam.sqlite');
+  if (!existsSync(file)) {
+    console.error(`ipfe-export: no OAM data at ${file} (set IPFE_DATA_DIR or IPFE_DATABASE_URL)`);
+    process.exit(1);
+  }
+  return { file };
 }
 
 void main();
