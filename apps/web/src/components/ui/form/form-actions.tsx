@@ -7,8 +7,10 @@ import { outcomeOfError, type SaveOutcome } from './save-feedback';
 export type SaveIntent = 'ok' | 'apply';
 
 /**
- * The save of an Insert/Edit page: OK saves and goes back, Apply saves and stays. Refusals are
- * turned into field errors and a summary; `onSaved` decides where to go.
+ * The save of every form. An Insert/Edit page: OK saves and goes back, Apply saves and stays (its
+ * route keeps the ETag). A single resource (Options, SNMP traps) is given the ETag it was read
+ * with: each save sends the one of the version the form shows, and moves it on to the saved one.
+ * Refusals are turned into field errors and a summary; `onSaved` decides where to go.
  */
 export function useSave<F extends FieldValues, O, R>({
   form,
@@ -16,19 +18,24 @@ export function useSave<F extends FieldValues, O, R>({
   place,
   what,
   onSaved,
+  etag = null,
 }: {
   form: UseFormReturn<F, unknown, O>;
-  save: (body: O) => Promise<Versioned<R>>;
+  save: (body: O, etag: string | null) => Promise<Versioned<R>>;
   place: (path: string) => string | null;
   what: string;
   onSaved: (saved: Versioned<R>, intent: SaveIntent) => SaveOutcome | null;
+  /** A single resource: the ETag of the version the form was opened with. */
+  etag?: string | null;
 }) {
   const intent = useRef<SaveIntent>('ok');
+  const shown = useRef(etag);
   const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
   const onSubmit = async (body: O) => {
     setOutcome(null);
     try {
-      const saved = await save(body);
+      const saved = await save(body, shown.current);
+      shown.current = saved.etag;
       setOutcome(onSaved(saved, intent.current));
     } catch (error) {
       setOutcome(outcomeOfError(error, form, place, what));

@@ -1,15 +1,20 @@
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import {
+  AGENT_PORT_DEFAULT,
   CONNECT_TIMEOUT_S,
   CONNECT_TRY_INTERVAL_S,
+  FORWARDED_PORTS,
   IMBALANCE_THRESHOLD_PCT,
   IPFE_SLOTS,
   LEAST_LOAD_THRESHOLD,
+  MATE_HEARTBEAT_PORT_DEFAULT,
   MATE_INTERVAL_MS,
   MATE_OF,
   MATE_TIMEOUT_MS,
   MESSAGES,
+  MONITORING_PORT_DEFAULT,
   optionsSchema,
+  PORT,
   type IpfeSlot,
   type MONITOR_PROTOCOLS,
   type Options,
@@ -24,10 +29,9 @@ import {
   InputField,
   RadioGroupField,
   SaveFeedback,
-  outcomeOfError,
   useFieldError,
+  useSave,
   useSchemaForm,
-  type SaveOutcome,
 } from '@/components/ui/form';
 import { Button } from '@/components/ui/button';
 import { Section } from '@/components/ui/section';
@@ -56,7 +60,10 @@ export function toFormValues(options: Options): OptionsFormValues {
   const ipfe = Object.fromEntries(
     IPFE_SLOTS.map((slot) => {
       const node = options.ipfe[slot];
-      return [slot, { address: node?.address ?? '', agentPort: node?.agentPort ?? 8701 }];
+      return [
+        slot,
+        { address: node?.address ?? '', agentPort: node?.agentPort ?? AGENT_PORT_DEFAULT },
+      ];
     }),
   ) as OptionsFormValues['ipfe'];
   return {
@@ -112,6 +119,7 @@ export function placeOptionsIssue(path: string): string | null {
 }
 
 const num = { valueAsNumber: true } as const;
+const PORT_RANGE = `${PORT.min}–${PORT.max}`;
 
 /** One IPFE node of the IPFE Addresses table: its address and agent port, with their errors. */
 function IpfeRow({
@@ -189,26 +197,19 @@ export function OptionsForm({
 }) {
   const form = useSchemaForm({ schema, defaultValues: toFormValues(options) });
   const update = useUpdateOptions();
-  const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
-  const [currentEtag, setCurrentEtag] = useState(etag);
+  const { onSubmit, outcome, setOutcome } = useSave({
+    form,
+    etag,
+    save: (data: Options, current) => update.mutateAsync({ data, etag: current }),
+    place: placeOptionsIssue,
+    what: 'The Options page',
+    onSaved: (saved) => {
+      form.reset(toFormValues(saved.data));
+      return { kind: 'saved', message: savedAs('Options', saved), warnings: [] };
+    },
+  });
   const { register } = form;
   const tableId = useId();
-
-  const onSubmit = async (body: Options) => {
-    setOutcome(null);
-    try {
-      const saved = await update.mutateAsync({ data: body, etag: currentEtag });
-      setCurrentEtag(saved.etag);
-      form.reset(toFormValues(saved.data));
-      setOutcome({
-        kind: 'saved',
-        message: savedAs('Options', saved),
-        warnings: [],
-      });
-    } catch (error) {
-      setOutcome(outcomeOfError(error, form, placeOptionsIssue, 'The Options page'));
-    }
-  };
 
   return (
     <Form form={form} onSubmit={onSubmit} label="IPFE options" className="entity-form">
@@ -233,7 +234,8 @@ export function OptionsForm({
           <p className="section-text" id={`${tableId}-note`}>
             Where each IPFE node&apos;s agent listens (IPv4 or IPv6). Leave the address empty for a
             node that is not configured. A1 and A2 are mates, as are B1 and B2: a node&apos;s mate
-            takes over its Target Set addresses when it fails. Agent port: 1–65535, default 8701.
+            takes over its Target Set addresses when it fails. Agent port: {PORT.min}–{PORT.max},
+            default {AGENT_PORT_DEFAULT}.
           </p>
         </Section>
 
@@ -244,7 +246,7 @@ export function OptionsForm({
               type="number"
               required
               registration={register('mateHeartbeatPort', num)}
-              help="UDP port on which mates beacon each other. Range: 1–65535. Default: 19041"
+              help={`UDP port on which mates beacon each other. Range: ${PORT_RANGE}. Default: ${MATE_HEARTBEAT_PORT_DEFAULT}`}
             />
             <InputField
               label="Mate beacon interval (ms)"
@@ -278,7 +280,7 @@ export function OptionsForm({
               label="Forwarded ports"
               required
               registration={register('forwardedPorts')}
-              help="TCP ports every Target Set address accepts connections on, separated by commas. 1–32 unique ports. Default: 3868 (Diameter)"
+              help={`TCP ports every Target Set address accepts connections on, separated by commas. ${FORWARDED_PORTS.min}–${FORWARDED_PORTS.max} unique ports. Default: ${FORWARDED_PORTS.default.join(', ')} (Diameter)`}
             />
           </div>
         </Section>
@@ -300,7 +302,7 @@ export function OptionsForm({
               type="number"
               required
               registration={register('monitoringPort', num)}
-              help="Where application servers listen for the monitoring connection. Range: 1–65535. Default: 9675"
+              help={`Where application servers listen for the monitoring connection. Range: ${PORT_RANGE}. Default: ${MONITORING_PORT_DEFAULT}`}
             />
             <InputField
               label="Connect timeout (s)"

@@ -1,5 +1,6 @@
-import { useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import {
+  PORT,
   SNMP_AUTH_PROTOCOLS,
   SNMP_KEY_LENGTH,
   SNMP_PRIV_PROTOCOLS,
@@ -17,10 +18,9 @@ import {
   Form,
   formSchema,
   InputField,
-  outcomeOfError,
   SelectField,
+  useSave,
   useSchemaForm,
-  type SaveOutcome,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import { useUpdateSnmpTraps, type SnmpTrapsView } from '../api/snmp-traps';
@@ -181,7 +181,7 @@ function DestinationFields({
           type="number"
           required
           registration={register(`${at}.port`, num)}
-          help={`Range: 1–65535. Default: ${SNMP_TRAP_PORT_DEFAULT}`}
+          help={`Range: ${PORT.min}–${PORT.max}. Default: ${SNMP_TRAP_PORT_DEFAULT}`}
         />
         <SelectField
           label={named('SNMP version')}
@@ -275,25 +275,22 @@ export function SnmpTrapsForm({
   });
   const { fields, append, remove } = useFieldArray({ control: form.control, name: 'destinations' });
   const update = useUpdateSnmpTraps();
-  const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
-  const [currentEtag, setCurrentEtag] = useState(etag);
-
-  const onSubmit = async (body: SnmpTrapsInput) => {
-    setOutcome(null);
-    try {
-      const saved = await update.mutateAsync({ data: body, etag: currentEtag });
-      setCurrentEtag(saved.etag);
+  const { onSubmit, outcome, setOutcome } = useSave({
+    form,
+    etag,
+    save: (data: SnmpTrapsInput, current) => update.mutateAsync({ data, etag: current }),
+    place: placeSnmpTrapsIssue,
+    what: 'The SNMP trap destinations',
+    onSaved: (saved) => {
       form.reset(toFormValues(saved.data));
       const count = saved.data.destinations.length;
-      setOutcome({
+      return {
         kind: 'saved',
         message: `SNMP trap destinations saved: ${count === 0 ? 'none' : count}`,
         warnings: [],
-      });
-    } catch (error) {
-      setOutcome(outcomeOfError(error, form, placeSnmpTrapsIssue, 'The SNMP trap destinations'));
-    }
-  };
+      };
+    },
+  });
 
   return (
     <Form form={form} onSubmit={onSubmit} label="SNMP traps" className="entity-form">
