@@ -6,6 +6,7 @@ export * from './options.ts';
 export * from './bgp.ts';
 export * from './network.ts';
 export * from './target-set.ts';
+export * from './target-set-numbers.ts';
 export * from './configuration.ts';
 export * from './rules.ts';
 export * from './derive.ts';

@@ -4,11 +4,11 @@ import {
   appServerInputSchema,
   appServerViewSchema,
   deriveTargetSet,
+  lowestUnusedTargetSetNumber,
   MESSAGES,
   normalizeTargetSet,
   peerNodeGroupSchema,
   peerNodeGroupViewSchema,
-  TARGET_SET_NUMBER,
   targetSetNumber,
   targetSetFieldsSchema,
   targetSetViewSchema,
@@ -133,12 +133,6 @@ export const targetSetInputSchema = withTargetSetRules(
 );
 type TargetSetBody = z.output<typeof targetSetInputSchema>;
 
-function lowestUnusedNumber(config: Configuration): number | null {
-  const used = new Set(config.targetSets.map((t) => t.number));
-  for (let n = TARGET_SET_NUMBER.min; n <= TARGET_SET_NUMBER.max; n++) if (!used.has(n)) return n;
-  return null;
-}
-
 export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
   kind: 'targetSets',
   noun: 'Target Set',
@@ -161,7 +155,7 @@ export const targetSets: CollectionSpec<TargetSet, TargetSetBody> = {
       if (readOnly.length > 0) throw validationError(readOnly);
       return normalizeTargetSet({ ...input, number: existing.number });
     }
-    const number = input.number ?? lowestUnusedNumber(base);
+    const number = input.number ?? lowestUnusedTargetSetNumber(base.targetSets);
     if (number === null) {
       throw validationError([{ path: 'number', message: 'All 32 Target Set numbers are in use' }]);
     }

@@ -11,15 +11,9 @@ import {
   secondaryGap,
   toTargetSetBody,
 } from './form-model';
-import { insertRefusal, unusedNumbers } from './target-set-numbers';
+import { insertRefusal } from './target-set-numbers';
 
 describe('the Target Set form model', () => {
-  it('offers the unused numbers, keeping the edited one', () => {
-    expect(unusedNumbers([{ number: 1 }, { number: 3 }]).slice(0, 3)).toEqual([2, 4, 5]);
-    expect(unusedNumbers([{ number: 1 }, { number: 3 }], 3).slice(0, 3)).toEqual([2, 3, 4]);
-    expect(unusedNumbers(Array.from({ length: 32 }, (_, i) => ({ number: i + 1 })))).toEqual([]);
-  });
-
   it.each([
     [[], null],
     [Array.from({ length: 31 }, (_, i) => ({ number: i + 1 })), null],

@@ -8,6 +8,7 @@ import {
   IPFE_SLOTS,
   PEER_NODE_THRESHOLD,
   standbyOf,
+  lowestUnusedTargetSetNumber,
   underiveTargetSet,
   WEIGHT,
   type ALGORITHMS,
@@ -23,7 +24,6 @@ import {
   type XsiNetwork,
 } from '@ipfe/schema';
 import type { FieldIssue } from '@/lib/api-client';
-import { unusedNumbers } from './target-set-numbers';
 
 export type Family = 'ipv4' | 'ipv6';
 
@@ -95,7 +95,7 @@ export const newServerRow = (): ServerRowValues => ({
 export function insertDefaults(family: Family, context: TargetSetContext): TargetSetFormValues {
   const active = configuredSlots(context.options)[0] ?? '';
   return {
-    number: unusedNumbers(context.targetSets)[0] ?? Number.NaN,
+    number: lowestUnusedTargetSetNumber(context.targetSets) ?? Number.NaN,
     family,
     protocols: 'both',
     disabled: false,

@@ -9,6 +9,7 @@ import {
   PEER_NODE_THRESHOLD,
   savedFactors,
   standbyOf,
+  unusedTargetSetNumbers,
   targetSetSchema,
   type IpfeSlot,
   type TargetSet,
@@ -50,7 +51,6 @@ import {
   type TargetSetContext,
   type TargetSetFormValues,
 } from './form-model';
-import { unusedNumbers } from './target-set-numbers';
 import { ChangePreview, type ChangePreviewProps } from './change-preview';
 import { IpList } from './ip-list';
 import { ServingFields } from './serving-fields';
@@ -234,7 +234,7 @@ export function TargetSetForm({
   // Insert: the TS Number pull-down offers the numbers unused as the Target Sets were last read.
   // When another client has taken the chosen one meanwhile, it is no longer offered: the form
   // then holds, and shows, the lowest unused number, and says why it changed.
-  const numbers = unusedNumbers(context.targetSets);
+  const numbers = unusedTargetSetNumbers(context.targetSets);
   const [numberTaken, setNumberTaken] = useState<number | null>(null);
   const numberOffered = editing || numbers.includes(chosenNumber);
   useEffect(() => {
