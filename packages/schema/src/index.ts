@@ -2,6 +2,7 @@ export * from './limits.ts';
 export * from './messages.ts';
 export * from './net.ts';
 export * from './fields.ts';
+export * from './shape.ts';
 export * from './options.ts';
 export * from './bgp.ts';
 export * from './network.ts';

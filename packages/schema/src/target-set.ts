@@ -157,6 +157,15 @@ export function servesThrough(
 }
 
 /**
+ * The serving rule's part that shows on the algorithm (Least Load in an active-active set): a form
+ * says it, or takes it back, as Serving or the algorithm changes. The rest shows on the IPFE list.
+ */
+export const LEAST_LOAD_SERVING_RULE = {
+  path: 'algorithm',
+  reads: ['serving', 'algorithm'],
+} as const;
+
+/**
  * Decision 018: the issues of a Target Set's serving mode, each with the field it shows on. An
  * active-active set names 2–4 distinct IPFEs and balances by Hash (Least Load weighs one IPFE's
  * view of the connections, which no IPFE of a group has); an active/standby set names none.
@@ -171,7 +180,7 @@ export function servingIssues(ts: ServingFields): { path: string; message: strin
   const issues: { path: string; message: string }[] = [];
   if (list !== undefined && !Array.isArray(list)) return issues; // its type error says it
   if (ts.algorithm === 'leastLoad') {
-    issues.push({ path: 'algorithm', message: MESSAGES.leastLoadNotActiveActive });
+    issues.push({ path: LEAST_LOAD_SERVING_RULE.path, message: MESSAGES.leastLoadNotActiveActive });
   }
   if (list === undefined || list.length < ACTIVE_ACTIVE_IPFES.min) {
     issues.push({ path: 'activeActiveIpfes', message: MESSAGES.activeActiveIpfesTooFew });

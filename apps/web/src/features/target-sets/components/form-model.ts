@@ -1,64 +1,51 @@
 import {
-  ALLOWED_DEVIATION,
   canonicalIp,
   checkTargetSetIn,
-  DELETE_AGE_S,
-  FACTOR,
+  defaultsOf,
+  fieldPaths,
+  fieldsOf,
   ipFamily,
   IPFE_SLOTS,
-  PEER_NODE_THRESHOLD,
   standbyOf,
   lowestUnusedTargetSetNumber,
+  targetSetFieldsSchema,
+  targetSetServerSchema,
   underiveTargetSet,
   WEIGHT,
-  type ALGORITHMS,
   type AppServer,
   type Configuration,
   type DerivedTargetSet,
   type IpfeSlot,
   type Options,
-  type PROTOCOLS,
-  type SERVING_MODES,
   type TargetSet,
   type TargetSetInput,
+  type TargetSetServer,
   type XsiNetwork,
 } from '@ipfe/schema';
 import type { FieldIssue } from '@/lib/api-client';
 
-export type Family = 'ipv4' | 'ipv6';
+export type Family = TargetSet['family'];
 
-export interface ServerRowValues {
-  address: string;
-  /** '' = none. */
+/** A row of the IP list: the schema's fields; '' = no Secondary IP Address. */
+export type ServerRowValues = Omit<TargetSetServer, 'secondaryAddress'> & {
   secondaryAddress: string;
-  description: string;
-  weight: number;
-}
+};
 
-/** The Insert/Edit form, section by section; '' stands for "not chosen". */
-export interface TargetSetFormValues {
-  number: number;
-  family: Family;
-  protocols: (typeof PROTOCOLS)[number];
-  disabled: boolean;
-  initiatorSupport: boolean;
-  deleteAgeSeconds: number;
-  algorithm: (typeof ALGORITHMS)[number];
-  leastLoad: {
-    mpsFactor: number;
-    connectionCountFactor: number;
-    allowedDeviation: number;
-    peerNodeAware: boolean;
-    peerNodeThreshold: number;
-  };
+/**
+ * The Insert/Edit form: the schema's fields, section by section, but for what the operator has not
+ * chosen yet: '' stands for "not chosen".
+ */
+export type TargetSetFormValues = Omit<
+  TargetSet,
+  'primary' | 'secondary' | 'activeActiveIpfes' | 'servers'
+> & {
   primary: { address: string; activeIpfe: IpfeSlot | '' };
   /** An empty address means "no secondary address". */
   secondary: { address: string; activeIpfe: IpfeSlot | '' };
   /** Decision 018. The IPFE list is kept while Active/Standby is chosen, but not sent. */
-  serving: (typeof SERVING_MODES)[number];
   activeActiveIpfes: IpfeSlot[];
   servers: ServerRowValues[];
-}
+};
 
 /** What the form needs to know about the rest of the configuration. */
 export interface TargetSetContext {
@@ -84,34 +71,25 @@ export function complementOf(options: Options, active: IpfeSlot | ''): IpfeSlot 
   return configured.find((s) => s !== active) ?? configured[0] ?? '';
 }
 
+/** A new row of the IP list: no address yet, the schema's defaults. */
 export const newServerRow = (): ServerRowValues => ({
   address: '',
+  ...defaultsOf(targetSetServerSchema),
   secondaryAddress: '',
-  description: '',
-  weight: WEIGHT.default,
 });
 
-/** Insert's defaults, as the source GUI pre-fills them. */
+/**
+ * Insert's defaults, as the source GUI pre-fills them: the schema's, the lowest unused number, the
+ * first configured IPFE and its complement.
+ */
 export function insertDefaults(family: Family, context: TargetSetContext): TargetSetFormValues {
   const active = configuredSlots(context.options)[0] ?? '';
   return {
     number: lowestUnusedTargetSetNumber(context.targetSets) ?? Number.NaN,
     family,
-    protocols: 'both',
-    disabled: false,
-    initiatorSupport: false,
-    deleteAgeSeconds: DELETE_AGE_S.default,
-    algorithm: 'leastLoad',
-    leastLoad: {
-      mpsFactor: FACTOR.default,
-      connectionCountFactor: FACTOR.default,
-      allowedDeviation: ALLOWED_DEVIATION.default,
-      peerNodeAware: true,
-      peerNodeThreshold: PEER_NODE_THRESHOLD.default,
-    },
+    ...defaultsOf(targetSetFieldsSchema),
     primary: { address: '', activeIpfe: active },
     secondary: { address: '', activeIpfe: complementOf(context.options, active) },
-    serving: 'activeStandby',
     activeActiveIpfes: [],
     servers: [newServerRow()],
   };
@@ -119,25 +97,16 @@ export function insertDefaults(family: Family, context: TargetSetContext): Targe
 
 export function editValues(ts: DerivedTargetSet, options: Options): TargetSetFormValues {
   return {
-    number: ts.number,
-    family: ts.family,
-    protocols: ts.protocols,
-    disabled: ts.disabled,
-    initiatorSupport: ts.initiatorSupport,
-    deleteAgeSeconds: ts.deleteAgeSeconds,
-    algorithm: ts.algorithm,
+    ...fieldsOf(targetSetFieldsSchema, ts),
     leastLoad: { ...ts.leastLoad },
     primary: { address: ts.primary.address, activeIpfe: ts.primary.activeIpfe },
     secondary: ts.secondary
       ? { address: ts.secondary.address, activeIpfe: ts.secondary.activeIpfe }
       : { address: '', activeIpfe: complementOf(options, ts.primary.activeIpfe) },
-    serving: ts.serving,
     activeActiveIpfes: [...(ts.activeActiveIpfes ?? [])],
     servers: ts.servers.map((s) => ({
-      address: s.address,
+      ...fieldsOf(targetSetServerSchema, s),
       secondaryAddress: s.secondaryAddress ?? '',
-      description: s.description,
-      weight: s.weight,
     })),
   };
 }
@@ -178,16 +147,10 @@ const canonical = (text: string) => canonicalIp(text.trim());
 /** The form's values as the stored Target Set they would become, as far as they can be read. */
 function candidateOf(values: TargetSetFormValues): TargetSet {
   const body = toTargetSetBody(values);
+  const { activeActiveIpfes: _sentOnlyActiveActive, ...fields } = values;
   return {
-    number: values.number,
-    family: values.family,
-    protocols: values.protocols,
-    disabled: values.disabled,
-    initiatorSupport: values.initiatorSupport,
-    deleteAgeSeconds: values.deleteAgeSeconds,
-    algorithm: values.algorithm,
+    ...fields,
     leastLoad: { ...values.leastLoad },
-    serving: values.serving,
     ...(body.activeActiveIpfes ? { activeActiveIpfes: body.activeActiveIpfes } : {}),
     primary: {
       address: canonical(values.primary.address),
@@ -258,32 +221,21 @@ export function checkInContext(
   return { errors, warnings };
 }
 
-const ROW_FIELDS = new Set(['address', 'secondaryAddress', 'description', 'weight']);
-const TOP_FIELDS = new Set([
-  'protocols',
-  'disabled',
-  'initiatorSupport',
-  'deleteAgeSeconds',
-  'algorithm',
-  'leastLoad.mpsFactor',
-  'leastLoad.connectionCountFactor',
-  'leastLoad.allowedDeviation',
-  'leastLoad.peerNodeAware',
-  'leastLoad.peerNodeThreshold',
-  'primary.address',
-  'primary.activeIpfe',
-  'secondary.address',
-  'secondary.activeIpfe',
-  'serving',
-  'activeActiveIpfes',
-]);
+const ROW_FIELDS = new Set(fieldPaths(targetSetServerSchema));
+const PATHS = fieldPaths(targetSetFieldsSchema);
+/**
+ * The fields that show their own issues: all but the number (a pull-down on Insert only), the
+ * family (the Insert button's) and the IP list (its rows, and its root).
+ */
+const TOP_FIELDS = new Set(PATHS.filter((p) => !['number', 'family', 'servers'].includes(p)));
 
 /** Where an API path shows on the form (null: on no field; the summary lists it). */
 export function placeTargetSetIssue(path: string, editing: boolean): string | null {
   if (TOP_FIELDS.has(path)) return path;
   if (path === 'number') return editing ? null : 'number';
-  if (path === 'primary' || path === 'secondary') return `${path}.address`;
-  if (path === 'leastLoad') return 'leastLoad.mpsFactor';
+  // A section's own issue (primary, secondary, leastLoad) shows on its first field.
+  const first = PATHS.find((p) => p.startsWith(`${path}.`));
+  if (first) return first;
   if (path === 'servers') return 'servers.root';
   if (/^activeActiveIpfes\.\d+$/.test(path)) return 'activeActiveIpfes';
   const row = /^servers\.(\d+)(?:\.(\w+))?$/.exec(path);
