@@ -4,6 +4,7 @@ import {
   FACTOR,
   FACTOR_PAIR_RULE,
   IPFE_SLOTS,
+  LEAST_LOAD_SERVING_RULE,
   leastLoadSchema,
   MESSAGES,
   PEER_NODE_THRESHOLD,
@@ -58,7 +59,7 @@ import { ServingFields } from './serving-fields';
 const schema = formSchema(toTargetSetBody, targetSetSchema);
 // Fm = Fc = 0 (Least Load only) shows on Fm: said, or taken back, as the algorithm or Fc changes.
 // Least Load in an active-active set shows on the algorithm: said, or taken back, as Serving changes.
-const RULES = [FACTOR_PAIR_RULE, { path: 'algorithm', reads: ['serving', 'algorithm'] }];
+const RULES = [FACTOR_PAIR_RULE, LEAST_LOAD_SERVING_RULE];
 const num = { valueAsNumber: true } as const;
 const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
 const familyLabel = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
