@@ -246,7 +246,6 @@ export class Agent {
         revision: -1,
         reject: 'tcpReset',
         tsas: [],
-        forwarded: [],
       }
     );
   }

@@ -53,12 +53,8 @@ export {
 } from './server-state.ts';
 export { loadIndex, type LoadInputs } from './least-load.ts';
 export {
-  ADOPT_MAX_MS,
-  adoption,
   announcable,
   compactTableSize,
-  type Adoption,
-  type ForwardedPair,
   type TableSizing,
   type ForwardingPlan,
   type PlannedServer,
