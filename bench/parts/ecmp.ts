@@ -7,7 +7,7 @@
  * survive; and whether they survive the lost IPFE's return (a join). bench/results/ecmp.json.
  */
 import { createInterface } from 'node:readline';
-import { EcmpLab, ecmpLabAvailable, IPFES, type IpfeName } from '../../apps/agent/test/ecmp-lab.ts';
+import { EcmpLab, ecmpLabMissing, IPFES, type IpfeName } from '../../apps/agent/test/ecmp-lab.ts';
 import { onCleanup } from '../lib/cleanup.ts';
 import { median, percentile, round, until } from '../lib/stats.ts';
 import type { PartContext } from './context.ts';
@@ -26,11 +26,7 @@ interface Trial {
 }
 
 export async function runEcmp(ctx: PartContext): Promise<Record<string, unknown>> {
-  if (!ecmpLabAvailable)
-    return {
-      skipped:
-        'needs root, `ip netns`, nftables, arping and FRR (apt-get install -y frr nftables iputils-arping)',
-    };
+  if (ecmpLabMissing) return { skipped: ecmpLabMissing };
   const trials = ctx.quick ? 3 : 12;
   const lab = new EcmpLab('nfbe', '10.232.40', '10.232.41');
   const removeLab = onCleanup('ecmp lab', () => lab.remove());

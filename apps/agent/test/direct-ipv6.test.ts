@@ -1,14 +1,15 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configurationShape, formatHostPort } from '@ipfe/schema';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
-import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
+import { startKernelClient, Topology, until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * The direct (transparent) data path for an IPv6 Target Set: a client, the mates A1 and A2 and two
@@ -16,13 +17,8 @@ import { expectSpreadByWeights } from './spread.ts';
  * bridge, all on one /64. A1 forwards client → server packets unchanged (`fwd ip6`); the servers
  * see the client's own address; A2 takes over with an unsolicited neighbour advertisement.
  */
-const missing = ['nft'].filter((t) => spawnSync('which', [t]).status !== 0);
-const available = netnsAvailable && missing.length === 0;
-const reason = !netnsAvailable
-  ? 'needs root and network namespaces'
-  : missing.length
-    ? `needs ${missing.join(', ')}`
-    : '';
+const missing = labMissing('nft');
+const available = missing === null;
 const PREFIX = 'fd00:231:16:';
 const hosts = {
   a1: `${PREFIX}:11`,
@@ -90,77 +86,74 @@ const clientNeighbourOfTsa = () =>
     topology.exec('client', ['ip', '-6', 'neigh', 'show', TSA, 'dev', 'eth0']).stdout,
   )?.[1];
 
-describe.skipIf(!available)(
-  `the direct data path for an IPv6 Target Set${reason ? ` (skipped: ${reason})` : ''}`,
-  () => {
-    beforeAll(async () => {
-      topology.build();
-      for (const s of SERVERS) {
-        startHoldingReporter(topology, s, { address: hosts[s], holdTsa: TSA });
-        startNamingService(topology, s, 3868, (address) => peers[s].push(address));
-      }
-      for (const slot of ['a1', 'a2'] as const) {
-        stateDirWith(dir, slot, config);
-        agents[slot] = startKernelAgent(topology, slot, {
-          control: formatHostPort(hosts[slot], 8701),
-          stateDir: join(dir, slot),
-          token: TOKEN,
-          sync: false,
-          dataplane: 'direct',
-        });
-      }
-      createInterface({ input: agents.a1!.stdout! }).on('line', (line) => {
-        if (line.includes('"level":50')) a1Errors.push(line);
+describeLab('the direct data path for an IPv6 Target Set', missing, () => {
+  beforeAll(async () => {
+    topology.build();
+    for (const s of SERVERS) {
+      startHoldingReporter(topology, s, { address: hosts[s], holdTsa: TSA });
+      startNamingService(topology, s, 3868, (address) => peers[s].push(address));
+    }
+    for (const slot of ['a1', 'a2'] as const) {
+      stateDirWith(dir, slot, config);
+      agents[slot] = startKernelAgent(topology, slot, {
+        control: formatHostPort(hosts[slot], 8701),
+        stateDir: join(dir, slot),
+        token: TOKEN,
+        sync: false,
+        dataplane: 'direct',
       });
-      client = startKernelClient(topology);
-      // Each mate serves alone until it hears the other; then A1 (the TSA's active IPFE) keeps it.
-      await until('A1 alone holds the TSA', () => holdsTsa('a1') && !holdsTsa('a2'), 30_000);
-      await until("A1's nftables rules for the TSA", () => programmed('a1'), 10_000).catch(
-        (err: Error) => {
-          throw new Error(`${err.message}; A1 logged: ${a1Errors.join('\n') || 'no error'}`);
-        },
-      );
-      await until(
-        'the TSA forwards to both servers through A1',
-        async () => {
-          const tally = await client.ask(`tally ${TSA} 8`);
-          return tally.none === undefined && SERVERS.every((s) => (tally[s] ?? 0) > 0);
-        },
-        30_000,
-      );
-    }, 45_000);
-
-    afterAll(() => {
-      if (available) topology.remove();
-      rmSync(dir, { recursive: true, force: true });
+    }
+    createInterface({ input: agents.a1!.stdout! }).on('line', (line) => {
+      if (line.includes('"level":50')) a1Errors.push(line);
     });
+    client = startKernelClient(topology);
+    // Each mate serves alone until it hears the other; then A1 (the TSA's active IPFE) keeps it.
+    await until('A1 alone holds the TSA', () => holdsTsa('a1') && !holdsTsa('a2'), 30_000);
+    await until("A1's nftables rules for the TSA", () => programmed('a1'), 10_000).catch(
+      (err: Error) => {
+        throw new Error(`${err.message}; A1 logged: ${a1Errors.join('\n') || 'no error'}`);
+      },
+    );
+    await until(
+      'the TSA forwards to both servers through A1',
+      async () => {
+        const tally = await client.ask(`tally ${TSA} 8`);
+        return tally.none === undefined && SERVERS.every((s) => (tally[s] ?? 0) > 0);
+      },
+      30_000,
+    );
+  }, 45_000);
 
-    it('forwards IPv6 connections unchanged by the weights (1/3), and every server sees the client’s own address', async () => {
-      for (const s of SERVERS) peers[s].length = 0;
-      const tally = await client.ask(`tally ${TSA} 400`);
-      expect(tally.none).toBeUndefined();
-      expectSpreadByWeights(tally, { s1: 1, s2: 3 });
-      const seen = SERVERS.flatMap((s) => peers[s]);
-      expect(seen.length).toBeGreaterThanOrEqual(400);
-      expect(new Set(seen)).toEqual(new Set([hosts.client]));
+  afterAll(() => {
+    if (available) topology.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('forwards IPv6 connections unchanged by the weights (1/3), and every server sees the client’s own address', async () => {
+    for (const s of SERVERS) peers[s].length = 0;
+    const tally = await client.ask(`tally ${TSA} 400`);
+    expect(tally.none).toBeUndefined();
+    expectSpreadByWeights(tally, { s1: 1, s2: 3 });
+    const seen = SERVERS.flatMap((s) => peers[s]);
+    expect(seen.length).toBeGreaterThanOrEqual(400);
+    expect(new Set(seen)).toEqual(new Set([hosts.client]));
+  });
+
+  it("A2 takes over when A1 is killed: its neighbour advertisement moves the client to A2's MAC, and every held connection goes on", async () => {
+    const held = await client.ask(`hold ${TSA} 20`);
+    expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
+    expect(await client.ask('alive')).toEqual(held);
+    const [a1Mac, a2Mac] = [macOf('a1'), macOf('a2')];
+    expect(clientNeighbourOfTsa()).toBe(a1Mac);
+    expect(holdsTsa('a2')).toBe(false);
+
+    topology.kill(agents.a1!);
+    await until('A2 holds the TSA', () => holdsTsa('a2'));
+    // No packet goes to the TSA until the entry is read: only A2's unsolicited advertisement
+    // (override flag) can have moved it.
+    await until("the client's neighbour entry for the TSA at A2's MAC", () => {
+      return clientNeighbourOfTsa() === a2Mac;
     });
-
-    it("A2 takes over when A1 is killed: its neighbour advertisement moves the client to A2's MAC, and every held connection goes on", async () => {
-      const held = await client.ask(`hold ${TSA} 20`);
-      expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
-      expect(await client.ask('alive')).toEqual(held);
-      const [a1Mac, a2Mac] = [macOf('a1'), macOf('a2')];
-      expect(clientNeighbourOfTsa()).toBe(a1Mac);
-      expect(holdsTsa('a2')).toBe(false);
-
-      topology.kill(agents.a1!);
-      await until('A2 holds the TSA', () => holdsTsa('a2'));
-      // No packet goes to the TSA until the entry is read: only A2's unsolicited advertisement
-      // (override flag) can have moved it.
-      await until("the client's neighbour entry for the TSA at A2's MAC", () => {
-        return clientNeighbourOfTsa() === a2Mac;
-      });
-      expect(await client.ask('alive')).toEqual(held);
-    });
-  },
-);
+    expect(await client.ask('alive')).toEqual(held);
+  });
+});

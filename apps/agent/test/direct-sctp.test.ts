@@ -1,11 +1,11 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type AgentStatus, type Configuration } from '@ipfe/schema';
 import { addressesOf, documentOf, removeDir, startAgent, testConfig } from './helpers.ts';
-import { netnsAvailable, repoRoot, Topology, until } from './netns-topology.ts';
+import { repoRoot, Topology, until } from './netns-topology.ts';
 import {
   countedInCommand,
   packetsTowards,
@@ -25,6 +25,7 @@ import {
   type SctpServer,
 } from './sctp/sctp-peer.ts';
 import { expectSpreadByWeights } from './spread.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * SCTP on the direct (transparent) data path, with real usrsctp peers: a client, the IPFE A1 on
@@ -32,12 +33,7 @@ import { expectSpreadByWeights } from './spread.ts';
  * first), three servers holding every TSA (the reporter's --hold-tsa), two bridges. Each Target
  * Set has its own port, so that one usrsctp server per TSA and port runs in each server namespace.
  */
-const unavailable = !netnsAvailable
-  ? 'no network namespaces (root and iproute2 needed)'
-  : spawnSync('which', ['nft'], { stdio: 'ignore' }).status !== 0
-    ? 'no nft (apt-get install nftables)'
-    : sctpPeerUnavailable();
-if (unavailable) console.warn(`direct-path SCTP tests skipped: ${unavailable}`);
+const unavailable = labMissing('nft') ?? sctpPeerUnavailable();
 
 const A = '10.231.21';
 const B = '10.231.22';
@@ -216,7 +212,7 @@ async function untilAccepted(
   return acceptedFrom(port, client, from);
 }
 
-describe.skipIf(unavailable !== null)('SCTP on the direct data path', () => {
+describeLab('SCTP on the direct data path', unavailable, () => {
   beforeAll(async () => {
     await buildSctpPeer();
     topology.build();

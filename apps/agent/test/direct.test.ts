@@ -1,8 +1,8 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import {
@@ -13,16 +13,17 @@ import {
 } from './diameter/diameter.ts';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
-import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
+import { startKernelClient, Topology, until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * The direct (transparent) data path on a real topology: a client, the mates A1 and A2 and three
  * servers holding the TSA (the reporter's --hold-tsa), one bridge. The IPFE forwards client →
  * server packets unchanged; the servers see the client and answer it directly.
  */
-const tools = ['nft', 'arping'].every((t) => spawnSync('which', [t]).status === 0);
-const available = netnsAvailable && tools;
+const missing = labMissing('nft', 'arping');
+const available = missing === null;
 const SUBNET = '10.231.14';
 const hosts = {
   a1: `${SUBNET}.11`,
@@ -195,7 +196,7 @@ function roundTrip(bytes: number): number {
   return Number(out.trim());
 }
 
-describe.skipIf(!available)('the direct data path', () => {
+describeLab('the direct data path', missing, () => {
   beforeAll(async () => {
     topology.build();
     for (const s of SERVERS) {

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EcmpLab, ecmpLabAvailable, IPFES } from './ecmp-lab.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EcmpLab, ecmpLabMissing, IPFES } from './ecmp-lab.ts';
 import { expectSpreadByWeights } from './spread.ts';
+import { describeLab } from './lab.ts';
 
 /** Active-active over BGP + ECMP (issue 18) for an IPv6 Target Set: the TSA announced as a /128. */
 const lab = new EcmpLab(`ip6e${process.pid % 1000}`, 'fd00:231:50', 'fd00:231:51', 6);
@@ -8,7 +9,7 @@ const { tsa: TSA, topology } = lab;
 
 const total = (tally: Record<string, number>) => Object.values(tally).reduce((a, b) => a + b, 0);
 
-describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP for IPv6 (issue 18)', () => {
+describeLab('active-active over BGP and ECMP for IPv6 (issue 18)', ecmpLabMissing, () => {
   beforeAll(async () => {
     lab.build();
     for (const slot of IPFES) lab.startAgent(slot);

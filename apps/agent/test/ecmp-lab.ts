@@ -18,15 +18,9 @@ import {
   startNamingService,
 } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
-import {
-  ip,
-  netnsAvailable,
-  startKernelClient,
-  Topology,
-  until,
-  type KernelClient,
-} from './netns-topology.ts';
+import { ip, startKernelClient, Topology, until, type KernelClient } from './netns-topology.ts';
 import { bfdProfile, frrAvailable, FRR_HEAD, startRouterFrr } from './router-frr.ts';
+import { labMissing } from './lab.ts';
 
 export const IPFES = ['a1', 'a2', 'b1'] as const;
 export type IpfeName = (typeof IPFES)[number];
@@ -36,11 +30,9 @@ const TOKEN = 'ecmp-token-0123456789abcdefghijklmnopqrstuv';
 const ROUTER_ASN = 65000;
 const IPFE_ASN = 65001;
 
-/** Whether this machine can run the lab: namespaces, nftables, arping and FRR's daemons. */
-export const ecmpLabAvailable =
-  netnsAvailable &&
-  frrAvailable &&
-  ['nft', 'arping'].every((t) => spawnSync('which', [t]).status === 0);
+/** What keeps this machine from running the lab (namespaces, nftables, arping, FRR's daemons), or null. */
+export const ecmpLabMissing =
+  labMissing('nft', 'arping') ?? (frrAvailable ? null : 'needs FRR (apt-get install frr)');
 
 /**
  * Active-active over BGP + ECMP (issue 18) on a real topology, for the tests and the `ecmp`

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EcmpLab, ecmpLabAvailable, IPFES, SERVERS, type IpfeName } from './ecmp-lab.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EcmpLab, ecmpLabMissing, IPFES, SERVERS, type IpfeName } from './ecmp-lab.ts';
 import { until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
+import { describeLab } from './lab.ts';
 
 /** Active-active over BGP + ECMP (issue 18), on the lab of ecmp-lab.ts. */
 const lab = new EcmpLab(`ipe${process.pid % 10000}`, '10.231.30', '10.231.31');
@@ -20,7 +21,7 @@ function alarmsOf(slot: IpfeName) {
     : [];
 }
 
-describe.skipIf(!ecmpLabAvailable)('active-active over BGP and ECMP (issue 18)', () => {
+describeLab('active-active over BGP and ECMP (issue 18)', ecmpLabMissing, () => {
   beforeAll(async () => {
     lab.build();
     // A1 alone at first: A2, of its group, is not started yet.

@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { netnsAvailable, repoRoot, until } from './netns-topology.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { repoRoot, until } from './netns-topology.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * The exit guard undoes what an agent killed outright held in the kernel; what survives even the
@@ -45,7 +46,7 @@ const killGroup = (child: ChildProcess) => process.kill(-child.pid!, 'SIGKILL');
 const guardOf = (stateDir: string) =>
   spawnSync('pgrep', ['-f', `ipfe-agent-guard.js ${stateDir}`], { encoding: 'utf8' }).stdout.trim();
 
-describe.skipIf(!netnsAvailable)('the exit guard', () => {
+describeLab('the exit guard', labMissing(), () => {
   beforeAll(() => {
     spawnSync('ip', ['netns', 'add', NS]);
     spawnSync('ip', ['-n', NS, 'link', 'set', 'lo', 'up']);

@@ -1,4 +1,4 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +7,9 @@ import { configurationShape } from '@ipfe/schema';
 import { frrPathspace, nextRestart } from '../src/bgp.ts';
 import { startHoldingReporter, stateDirWith } from './direct-hosts.ts';
 import { startKernelAgent } from './kernel-agents.ts';
-import { netnsAvailable, Topology, until } from './netns-topology.ts';
+import { Topology, until } from './netns-topology.ts';
 import { bfdProfile, frrAvailable, FRR_HEAD, startRouterFrr } from './router-frr.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 describe("the agent's FRR restart backoff (issue 18)", () => {
   it('doubles from 1 s to 30 s over restarts in a row, and starts at 1 s again after a 60 s run', () => {
@@ -32,7 +33,7 @@ describe("the agent's FRR restart backoff (issue 18)", () => {
  * is announced, on one bridge. The router reaches the TSA only through A1's announcement.
  */
 const DAEMONS = ['zebra', 'bfdd', 'bgpd'] as const;
-const available = netnsAvailable && frrAvailable && spawnSync('which', ['nft']).status === 0;
+const missing = labMissing('nft') ?? (frrAvailable ? null : 'needs FRR (apt-get install frr)');
 
 const SUBNET = '10.231.40';
 const hosts = { router: `${SUBNET}.1`, a1: `${SUBNET}.11`, s1: `${SUBNET}.21` };
@@ -121,7 +122,7 @@ function a1Alarms(): { code: number; text: string }[] {
   return status ? (JSON.parse(status) as { alarms: { code: number; text: string }[] }).alarms : [];
 }
 
-describe.skipIf(!available)('the agent restarts its FRR when a daemon dies (issue 18)', () => {
+describeLab('the agent restarts its FRR when a daemon dies (issue 18)', missing, () => {
   beforeAll(async () => {
     topology.build();
     startRouter();

@@ -1,25 +1,18 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
-import {
-  netnsAvailable,
-  startKernelClient,
-  Topology,
-  until,
-  type KernelClient,
-} from './netns-topology.ts';
+import { startKernelClient, Topology, until, type KernelClient } from './netns-topology.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * Failover on the kernel path with conntrack state shared between mates: connections open through
  * A1 keep working through A2 after A1 is cut off the network.
  */
-const tools = ['nft', 'conntrack', 'conntrackd', 'arping'].every(
-  (t) => spawnSync('which', [t]).status === 0,
-);
-const available = netnsAvailable && tools;
+const missing = labMissing('nft', 'conntrack', 'conntrackd', 'arping');
+const available = missing === null;
 const SUBNET = '10.231.10';
 const hosts = {
   a1: `${SUBNET}.11`,
@@ -83,7 +76,7 @@ const externalEstablished = (slot: 'a1' | 'a2') =>
     .stdout.split('\n')
     .filter((l) => l.includes('ESTABLISHED') && l.includes(`dst=${TSA} `)).length;
 
-describe.skipIf(!available)('kernel failover with shared conntrack state', () => {
+describeLab('kernel failover with shared conntrack state', missing, () => {
   beforeAll(async () => {
     topology.build();
     prepareMates(topology, dir, { hosts, cidr: `${SUBNET}.0/24`, tsa: TSA, weights: [1, 1] });

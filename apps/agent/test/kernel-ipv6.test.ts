@@ -1,19 +1,20 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
-import { netnsAvailable, startKernelClient, Topology, until } from './netns-topology.ts';
+import { startKernelClient, Topology, until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * The kernel data path for an IPv6 Target Set, with IPv6 mates: ip6 DNAT by the weights, the
  * takeover announced by an unsolicited neighbour advertisement, and the connections open through
  * A1 going on through A2 (conntrackd between the mates over IPv6).
  */
-const tools = ['nft', 'conntrack', 'conntrackd'].every((t) => spawnSync('which', [t]).status === 0);
-const available = netnsAvailable && tools;
+const missing = labMissing('nft', 'conntrack', 'conntrackd');
+const available = missing === null;
 const PREFIX = 'fd00:231:11:';
 const hosts = {
   a1: `${PREFIX}:11`,
@@ -50,7 +51,7 @@ function neighbourOfTsa(host: 'client' | 's1' | 's2') {
 const untilMateKnows = (slot: 'a1' | 'a2', connections: number) =>
   untilExternalCacheHolds(topology, slot, join(dir, slot), connections);
 
-describe.skipIf(!available)('the kernel data path for an IPv6 Target Set', () => {
+describeLab('the kernel data path for an IPv6 Target Set', missing, () => {
   beforeAll(async () => {
     topology.build();
     prepareMates(topology, dir, { hosts, cidr: `${PREFIX}:/64`, tsa: TSA, weights: [1, 3] });

@@ -1,26 +1,21 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import { startKernelAgent } from './kernel-agents.ts';
-import {
-  netnsAvailable,
-  startKernelClient,
-  startNamedServer,
-  Topology,
-  until,
-} from './netns-topology.ts';
+import { startKernelClient, startNamedServer, Topology, until } from './netns-topology.ts';
 import { expectSpreadByWeights } from './spread.ts';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * The kernel data path (nftables DNAT through a Maglev bucket map, conntrack) on a real topology:
  * a client, the IPFE A1 and three servers, each in a network namespace.
  */
-const tools = ['nft', 'conntrack', 'arping'].every((t) => spawnSync('which', [t]).status === 0);
-const available = netnsAvailable && tools;
+const missing = labMissing('nft', 'conntrack', 'arping');
+const available = missing === null;
 const SUBNET = '10.231.8';
 const hosts = {
   a1: `${SUBNET}.11`,
@@ -90,7 +85,7 @@ function buckets(): Record<ServerName, number> {
   return { s1: count('s1'), s2: count('s2'), s3: count('s3') };
 }
 
-describe.skipIf(!available)('the kernel data path', () => {
+describeLab('the kernel data path', missing, () => {
   beforeAll(async () => {
     topology.build();
     topology.exec('a1', ['sysctl', '-qw', 'net.ipv4.ip_forward=1']);

@@ -2,17 +2,16 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeLab, labMissing } from './lab.ts';
 
 /**
  * A real topology: the OAM, agents A1 and A2, three application servers and a client, each in a
  * network namespace of its own, joined by veth links to a bridge (in a namespace too). Traffic
  * crosses real interfaces; a server's link and then A1's link are cut.
  */
-const available =
-  process.getuid?.() === 0 &&
-  spawnSync('ip', ['netns', 'list']).status === 0 &&
-  spawnSync('which', ['arping']).status === 0;
+const missing = labMissing('arping');
+const available = missing === null;
 const prefix = `ipfe${process.pid % 10000}`;
 const SUBNET = '10.231.7';
 const hosts = {
@@ -147,7 +146,7 @@ type State = {
   targetSets: { items: { owner: string | null; activeBindings: { available: number } | null }[] };
 };
 
-describe.skipIf(!available)('a network-namespace topology', () => {
+describeLab('a network-namespace topology', missing, () => {
   beforeAll(async () => {
     buildTopology();
     inNs('oam', [process.execPath, '--import', 'tsx', join(root, 'apps/api/src/server.ts')], {

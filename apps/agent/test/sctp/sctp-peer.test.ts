@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { netnsAvailable, Topology, until } from '../netns-topology.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Topology, until } from '../netns-topology.ts';
 import {
   addSecondNetwork,
   buildSctpPeer,
@@ -13,17 +13,13 @@ import {
   waitForLine,
   type SctpServer,
 } from './sctp-peer.ts';
+import { describeLab, labMissing } from '../lab.ts';
 
 /**
  * The usrsctp peer the SCTP tests and benchmarks use, on its own (no IPFE): a client and three
  * servers in namespaces on one bridge, and a second bridge for a multihomed client and server.
  */
-const unavailable = !netnsAvailable
-  ? 'no network namespaces (root and iproute2 needed)'
-  : spawnSync('which', ['nft'], { stdio: 'ignore' }).status !== 0
-    ? 'no nft (apt-get install nftables)'
-    : sctpPeerUnavailable();
-if (unavailable) console.warn(`sctp-peer tests skipped: ${unavailable}`);
+const unavailable = labMissing('nft') ?? sctpPeerUnavailable();
 
 const A = '10.231.15';
 const B = '10.231.16';
@@ -59,7 +55,7 @@ function countSources(host: string) {
   };
 }
 
-describe.skipIf(unavailable !== null)('the SCTP peer (usrsctp) between namespaces', () => {
+describeLab('the SCTP peer (usrsctp) between namespaces', unavailable, () => {
   beforeAll(async () => {
     await buildSctpPeer();
     topology.build();
