@@ -51,7 +51,14 @@ export {
   type ServerState,
   type StateRules,
 } from './server-state.ts';
-export { loadIndex, type LoadInputs } from './least-load.ts';
+export {
+  bandTop,
+  leastLoadCandidates,
+  leastTakesAll,
+  loadIndex,
+  newConnectionRule,
+  type LoadInputs,
+} from './least-load.ts';
 export {
   announcable,
   compactTableSize,

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { chooseLeastLoaded, loadIndex, type LoadInputs } from './least-load.ts';
+import {
+  bandTop,
+  chooseLeastLoaded,
+  leastLoadCandidates,
+  leastTakesAll,
+  loadIndex,
+  newConnectionRule,
+  type LoadInputs,
+} from './least-load.ts';
+import { OWN_NEW_BY_CODE, SERVER_STATES, STATE_CODE, type ServerState } from './server-state.ts';
 
 const report = (x: Partial<LoadInputs>): LoadInputs => ({
   mpsFactor: 50,
@@ -74,5 +83,56 @@ describe('chooseLeastLoaded', () => {
     expect(
       chooseLeastLoaded(Int32Array.of(2), 1, [0, 0, 99], [1, 1, 1], 5, new Float64Array(3)),
     ).toBe(2);
+  });
+});
+
+describe('the Least Load candidates', () => {
+  it.each([
+    [100, 'normal', 'allow'],
+    [0, 'normal', 'refuse'],
+    [10, 'stressed', 'last-resort'],
+    [0, 'stressed', 'refuse'],
+    [100, 'offline', 'refuse'],
+    [100, 'halting', 'refuse'],
+  ] as const)('weight %i, %s: %s', (weight, state, rule) => {
+    expect(newConnectionRule(weight, state)).toBe(rule);
+  });
+
+  it('is the rule the engine compiles into its per-state table', () => {
+    const code = { allow: 2, 'last-resort': 1, refuse: 0 } as const;
+    for (const state of SERVER_STATES)
+      expect(code[newConnectionRule(1, state)], state).toBe(OWN_NEW_BY_CODE[STATE_CODE[state]]);
+  });
+
+  const server = (name: string, weight: number, state: ServerState) => ({ name, weight, state });
+  const rule = (s: ReturnType<typeof server>) => newConnectionRule(s.weight, s.state);
+  it.each([
+    ['the allowed ones', [server('a', 1, 'normal'), server('b', 1, 'stressed')], ['a'], false],
+    [
+      'the stressed ones when none is allowed',
+      [server('a', 0, 'normal'), server('b', 1, 'stressed')],
+      ['b'],
+      true,
+    ],
+    ['none when every one refuses', [server('a', 1, 'offline')], [], true],
+  ])('are %s', (_, servers, names, lastResort) => {
+    const picked = leastLoadCandidates(servers, rule);
+    expect(picked.candidates.map((s) => s.name)).toEqual(names);
+    expect(picked.lastResort).toBe(lastResort);
+  });
+});
+
+describe('the allowed-deviation band', () => {
+  it.each([
+    [10, 15, 5, true],
+    [10, 14.9, 5, false],
+    [10, Number.POSITIVE_INFINITY, 5, true],
+    [10, 10, 0, true],
+  ])('lowest %d, runner-up %d, deviation %d: the least loaded takes all = %s', (l1, l2, d, all) => {
+    expect(leastTakesAll(l1, l2, d)).toBe(all);
+  });
+
+  it('tops at the lowest plus the deviation', () => {
+    expect(bandTop(12.5, 5)).toBe(17.5);
   });
 });

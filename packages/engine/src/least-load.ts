@@ -5,6 +5,8 @@
  * highest weight of the list and r the new connections this IPFE gave s in the last second.
  */
 
+import { STATE_RULES, type ServerState, type StateRules } from './server-state.ts';
+
 export interface LoadInputs {
   readonly mpsFactor: number;
   readonly connectionCountFactor: number;
@@ -49,6 +51,38 @@ export function loadOf(
 }
 
 /**
+ * How Least Load treats a server for new connections (SPEC §3.3): `allow`, a candidate;
+ * `last-resort`, a candidate only when no server is `allow` (stressed); `refuse`, never (weight 0,
+ * or a state that refuses new connections).
+ */
+export function newConnectionRule(weight: number, state: ServerState): StateRules['ownNew'] {
+  return weight > 0 ? STATE_RULES[state].ownNew : 'refuse';
+}
+
+/**
+ * The Least Load candidates among `servers`: those `allow`ed, or, when there is none, the
+ * `last-resort` ones (`lastResort` true). The engine keeps the same lists per Target Set.
+ */
+export function leastLoadCandidates<T>(
+  servers: readonly T[],
+  ruleOf: (server: T) => StateRules['ownNew'],
+): { candidates: T[]; lastResort: boolean } {
+  const allowed = servers.filter((s) => ruleOf(s) === 'allow');
+  if (allowed.length > 0) return { candidates: allowed, lastResort: false };
+  return { candidates: servers.filter((s) => ruleOf(s) === 'last-resort'), lastResort: true };
+}
+
+/** The least loaded server takes every new connection when the runner-up is this far above it. */
+export function leastTakesAll(lowest: number, runnerUp: number, allowedDeviation: number): boolean {
+  return runnerUp - lowest >= allowedDeviation;
+}
+
+/** The top of the allowed-deviation band: the candidates at or under it share new connections. */
+export function bandTop(lowest: number, allowedDeviation: number): number {
+  return lowest + allowedDeviation;
+}
+
+/**
  * The choice among candidates (positions in the list, already filtered for state, weight and
  * peer node group) whose loads are `loads[position]`: the least loaded when the runner-up is at
  * least `allowedDeviation` points above it, otherwise smooth weighted round-robin among those
@@ -79,9 +113,9 @@ export function chooseLeastLoaded(
       l2 = l;
     }
   }
-  if (l2 - l1 >= allowedDeviation) return first;
+  if (leastTakesAll(l1, l2, allowedDeviation)) return first;
   // Smooth weighted round-robin over those with L ≤ L₁ + allowedDeviation.
-  const limit = l1 + allowedDeviation;
+  const limit = bandTop(l1, allowedDeviation);
   let total = 0;
   let best = -1;
   let bestScore = Number.NEGATIVE_INFINITY;

@@ -1,4 +1,11 @@
-import { STATE_RULES, SERVER_STATES, type ServerState } from '@ipfe/engine';
+import {
+  bandTop as bandTopOf,
+  leastLoadCandidates,
+  leastTakesAll,
+  newConnectionRule,
+  SERVER_STATES,
+  type ServerState,
+} from '@ipfe/engine';
 import type { AgentStatus } from '@ipfe/schema';
 
 export type LiveServer = AgentStatus['targetSets'][number]['servers'][number];
@@ -44,20 +51,17 @@ export const formatLoad = (load: number | null) =>
 /**
  * The Least Load choice of SPEC §3.3 as it stands for one Target Set, from the serving agent's
  * latest figures: which servers are candidates, the lowest L, the band of allowedDeviation above
- * it, and which candidates share new connections. The same rules as the engine's
- * `chooseLeastLoaded`, over the loads the agent reports; the per-connection Peer Node filter
+ * it, and which candidates share new connections. The engine's own rules (candidates, the band),
+ * over the loads the agent reports; the per-connection Peer Node filter
  * (§3.4) and the low-traffic fallback are not part of it.
  */
 export function leastLoadPicture(
   servers: LiveServer[],
   allowedDeviation: number,
 ): LeastLoadPicture {
-  const ruleOf = (s: LiveServer) => (isState(s.state) ? STATE_RULES[s.state].ownNew : 'refuse');
-  const eligible = servers.filter((s) => s.weight > 0 && ruleOf(s) === 'allow');
-  const lastResort = eligible.length === 0;
-  const candidates = lastResort
-    ? servers.filter((s) => s.weight > 0 && ruleOf(s) === 'last-resort')
-    : eligible;
+  const ruleOf = (s: LiveServer) =>
+    isState(s.state) ? newConnectionRule(s.weight, s.state) : 'refuse';
+  const { candidates, lastResort } = leastLoadCandidates(servers, ruleOf);
   const known = candidates.filter((s) => s.load !== null);
 
   let lowest: number | null = null;
@@ -73,8 +77,8 @@ export function leastLoadPicture(
       second = l;
     }
   }
-  const leastOnly = lowest !== null && (known.length === 1 || second - lowest >= allowedDeviation);
-  const bandTop = lowest === null ? null : lowest + allowedDeviation;
+  const leastOnly = lowest !== null && leastTakesAll(lowest, second, allowedDeviation);
+  const bandTop = lowest === null ? null : bandTopOf(lowest, allowedDeviation);
 
   const pictured = servers.map((s): PictureServer => {
     const base = { address: s.address, load: s.load, weight: s.weight, state: s.state };
