@@ -5,7 +5,6 @@ import {
   AnnounceHoldDown,
   Engine,
   Ownership,
-  inStasis,
   type ForwardingPlan,
   type EngineCounters,
   type EngineStatus,
@@ -23,6 +22,7 @@ import {
 } from '@ipfe/schema';
 import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { ALARM_RULES, type AlarmInputs } from './alarm-rules.ts';
 import { Alarms, type Alarm } from './alarms.ts';
 import { ConfigStore } from './config-store.ts';
 import { checkDocument, rejectionText } from './document-check.ts';
@@ -157,9 +157,9 @@ export class Agent {
     this.#monitor = new Monitor(
       {
         connected: (server) =>
-          this.#dataPlane.close(this.#engine?.serverConnected(server, monotonic()) ?? []),
+          this.#dataPlane.close?.(this.#engine?.serverConnected(server, monotonic()) ?? []),
         lost: (server) =>
-          this.#dataPlane.close(this.#engine?.serverLost(server, monotonic()) ?? []),
+          this.#dataPlane.close?.(this.#engine?.serverLost(server, monotonic()) ?? []),
         heartbeat: (server, report) => {
           this.counts.heartbeats.set(server, (this.counts.heartbeats.get(server) ?? 0) + 1);
           this.#engine?.heartbeat(server, report, monotonic());
@@ -177,7 +177,7 @@ export class Agent {
       options.token,
       (beacon) => this.#onBeacon(beacon),
       this.log,
-      (flows) => this.#dataPlane.fromMate(flows),
+      (flows) => this.#dataPlane.flowSharing?.fromMate(flows),
     );
     if (options.addressDevice)
       this.#addresses = new AddressHolder(options.addressDevice, this.log, this.#guard);
@@ -198,7 +198,6 @@ export class Agent {
         hashSeed,
         slot: this.slot,
         log: this.log,
-        document: () => this.#document,
         conntrackSync: this.#conntrackSync,
         now,
       });
@@ -313,7 +312,7 @@ export class Agent {
     const now = monotonic();
     if (this.#engine) {
       const result = this.#engine.apply(document, now);
-      this.#dataPlane.close(result.closed);
+      this.#dataPlane.close?.(result.closed);
     } else {
       this.#engine = new Engine(document, now, {
         slot: this.slot,
@@ -398,17 +397,17 @@ export class Agent {
     if (this.#mateBoot !== null && beacon.boot !== this.#mateBoot) {
       this.log.info({ mate: this.mate }, 'mate restarted');
       this.#ownership.restarted(this.mate, now);
-      this.#dataPlane.mateReset();
+      this.#dataPlane.flowSharing?.mateReset();
     } else if (!this.#ownership.isAlive(this.mate)) {
       this.log.info({ mate: this.mate }, 'mate heard again');
       this.#ownership.alive(this.mate, now);
-      this.#dataPlane.mateReset();
+      this.#dataPlane.flowSharing?.mateReset();
       // After a split (both served), the mate lets go once its hold-off passes: then the TSAs this
       // node kept are announced again and the mate's connections taken over.
       setTimeout(() => void this.#reassert(), this.#ownership.holdOffMs + 300);
     }
     // The mate's first beacon: what this node told it before it listened is lost.
-    if (this.#mateBoot === null) this.#dataPlane.mateReset();
+    if (this.#mateBoot === null) this.#dataPlane.flowSharing?.mateReset();
     this.#mateBoot = beacon.boot;
     this.#mateHeardAt = now;
     this.alarms.clear(5012);
@@ -438,7 +437,7 @@ export class Agent {
     }
     if (this.#engine && now - this.#lastExpire >= EXPIRE_EVERY_MS) {
       this.#lastExpire = now;
-      this.#dataPlane.close(this.#engine.expire(now));
+      this.#dataPlane.close?.(this.#engine.expire(now));
     }
     // One tick's work at a time: a slow one (an nft transaction) must not queue up the next ones.
     if (!this.#ticking) {
@@ -517,24 +516,6 @@ export class Agent {
     });
   }
 
-  /** Alarm texts of active-active Target Sets this node cannot announce (5002). */
-  #activeActiveProblems(document: ConfigDocument) {
-    const mine = document.config.targetSets.filter(
-      (ts) => !ts.disabled && activeActiveGroupOf(ts)?.includes(this.slot),
-    );
-    if (mine.length === 0) return [];
-    const why = !this.#bgp
-      ? `only the direct data path serves it (this node runs the ${this.#dataPlane.kind} path)`
-      : !bgpSettingsOf(document.config.options)
-        ? 'Options › BGP is not configured'
-        : this.#bgp.failure;
-    if (!why) return [];
-    return mine.map((ts) => ({
-      targetSet: ts.number,
-      text: `Target Set ${ts.number} is active-active but nothing is announced: ${why}`,
-    }));
-  }
-
   #pollBgp() {
     if (!this.#bgp || this.#bgpPolling) return;
     this.#bgpPolling = true;
@@ -547,71 +528,28 @@ export class Agent {
     if (!document || !engine) return;
     const status = engine.status(now);
     this.#pollBgp();
-    this.alarms.reconcile(
-      5020,
-      (this.#bgp?.downSessions(BGP_GRACE_MS) ?? []).map((s) => ({
-        server: s.peer,
-        text: `BGP session to ${s.peer} is ${s.state} (BFD ${s.bfd})`,
-      })),
-    );
     const ownedSets = new Set([...this.#owned.values()].map((r) => r.targetSet));
-    const owned = status.targetSets.filter((ts) => ownedSets.has(ts.number) && !ts.disabled);
-    const servers = owned.flatMap((ts) => ts.servers.map((s) => ({ ts: ts.number, ...s })));
-    this.alarms.reconcile(
-      5001,
-      servers
-        .filter((s) => s.state === 'offline')
-        .map((s) => ({
-          targetSet: s.ts,
-          server: s.address,
-          text: `Application server ${s.address} is offline`,
-        })),
-    );
-    this.alarms.reconcile(
-      5005,
-      servers
-        .filter((s) => inStasis(s.state))
-        .map((s) => ({
-          targetSet: s.ts,
-          server: s.address,
-          text: `Application server ${s.address} reports ${s.state}`,
-        })),
-    );
-    this.alarms.reconcile(
-      5009,
-      owned
-        .filter((ts) => ts.activeBindings === 0)
-        .map((ts) => ({
-          targetSet: ts.number,
-          text: `No server of Target Set ${ts.number} can take new connections`,
-        })),
-    );
-    const sctpOnly = this.#dataPlane.protocols.includes('sctp')
-      ? []
-      : document.config.targetSets.filter(
-          (ts) => ownedSets.has(ts.number) && ts.protocols === 'sctp',
-        );
-    this.alarms.reconcile(5002, [
-      ...(this.#addresses?.failures() ?? []).map((f) => ({
-        server: f.address,
-        text: `Cannot hold TSA ${f.address} on the interface (${f.error})`,
-      })),
-      ...this.#dataPlane.bindFailures().map((f) => ({
-        targetSet: f.targetSet,
-        server: formatHostPort(f.tsa, f.port),
-        text: `Cannot listen on ${formatHostPort(f.tsa, f.port)} (${f.error})`,
-      })),
-      ...sctpOnly.map((ts) => ({
-        targetSet: ts.number,
-        text: `Target Set ${ts.number} is SCTP only: SCTP is not forwarded on this node`,
-      })),
-      ...this.#activeActiveProblems(document),
-    ]);
     this.#balance.record(now, this.#counters()!);
-    this.alarms.reconcile(
-      5008,
-      this.#balance.outOfBalance(status, ownedSets, document.config.options.imbalanceThresholdPct),
-    );
+    const inputs: AlarmInputs = {
+      slot: this.slot,
+      document,
+      status,
+      ownedSets,
+      dataPath: this.#dataPlane.kind,
+      forwards: this.#dataPlane.protocols,
+      bgp: this.#bgp && {
+        failure: this.#bgp.failure,
+        downSessions: this.#bgp.downSessions(BGP_GRACE_MS),
+      },
+      addressFailures: this.#addresses?.failures() ?? [],
+      bindFailures: this.#dataPlane.bindFailures(),
+      outOfBalance: this.#balance.outOfBalance(
+        status,
+        ownedSets,
+        document.config.options.imbalanceThresholdPct,
+      ),
+    };
+    for (const rule of ALARM_RULES) this.alarms.reconcile(rule.code, rule.wanted(inputs));
   }
 
   /**

@@ -1,18 +1,6 @@
-/** Alarms numbered after the source product's IPFE alarms (SPEC §4.6), plus 5100 for pushes. */
-export const ALARMS = {
-  5001: { name: 'Backend Unavailable', severity: 'major' },
-  5002: { name: 'Address Configuration Error', severity: 'critical' },
-  5005: { name: 'Backend In Stasis', severity: 'minor' },
-  5008: { name: 'Out of Balance: High', severity: 'minor' },
-  5009: { name: 'No Available Servers in Target Set', severity: 'critical' },
-  5012: { name: 'Mate Heartbeat Timeout', severity: 'major' },
-  /** Per upstream router, while its BGP session is not established (issue 18). */
-  5020: { name: 'BGP Session Down', severity: 'major' },
-  5100: { name: 'Configuration Rejected', severity: 'minor' },
-} as const;
+import { ALARMS, type AlarmCode, type Severity, type WantedAlarm } from './alarm-rules.ts';
 
-export type AlarmCode = keyof typeof ALARMS;
-export type Severity = (typeof ALARMS)[AlarmCode]['severity'];
+export { ALARMS, type AlarmCode, type Severity };
 
 export interface Alarm {
   code: AlarmCode;
@@ -84,11 +72,7 @@ export class Alarms {
   }
 
   /** Raises the alarms of `code` that `wanted` names and clears every other one of that code. */
-  reconcile(
-    code: AlarmCode,
-    wanted: { text: string; targetSet?: number; server?: string }[],
-    now = new Date(),
-  ): void {
+  reconcile(code: AlarmCode, wanted: readonly WantedAlarm[], now = new Date()): void {
     const keep = new Set(
       wanted.map((w) => Alarms.key(code, w.targetSet ?? null, w.server ?? null)),
     );

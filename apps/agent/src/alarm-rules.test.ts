@@ -1,0 +1,198 @@
+import type { EngineStatus, ServerStatus } from '@ipfe/engine';
+import { describe, expect, it } from 'vitest';
+import { ALARM_RULES, type AlarmCode, type AlarmInputs } from './alarm-rules.ts';
+import { testDocument } from './testing.ts';
+
+const server = (address: string, state: ServerStatus['state'] = 'normal'): ServerStatus => ({
+  address,
+  state,
+  since: 0,
+  weight: 100,
+  load: null,
+  recent: 0,
+  active: 0,
+});
+
+const status = (
+  sets: { number: number; servers: ServerStatus[]; activeBindings?: number; disabled?: boolean }[],
+): EngineStatus => ({
+  revision: 1,
+  connections: 0,
+  maxConnections: 1000,
+  targetSets: sets.map((ts) => ({
+    number: ts.number,
+    disabled: ts.disabled ?? false,
+    algorithm: 'hash',
+    activeBindings: ts.activeBindings ?? ts.servers.length,
+    servers: ts.servers,
+  })),
+});
+
+/** A1 serving Target Set 1, both servers up, on the user-space path: no alarm at all. */
+const base = (): AlarmInputs => ({
+  slot: 'A1',
+  document: testDocument(),
+  status: status([{ number: 1, servers: [server('10.0.0.1'), server('10.0.0.2')] }]),
+  ownedSets: new Set([1]),
+  dataPath: 'userspace',
+  forwards: ['tcp'],
+  bgp: null,
+  addressFailures: [],
+  bindFailures: [],
+  outOfBalance: [],
+});
+
+const activeActive = testDocument(1, (c) => {
+  Object.assign(c.targetSets[0]!, { serving: 'activeActive', activeActiveIpfes: ['A1', 'A2'] });
+});
+const withBgp = testDocument(1, (c) => {
+  Object.assign(c.targetSets[0]!, { serving: 'activeActive', activeActiveIpfes: ['A1', 'A2'] });
+  Object.assign(c.options, {
+    bgp: { asn: 65001, peers: [{ address: '192.0.2.1', asn: 65000 }] },
+  });
+});
+const sctpOnly = testDocument(1, (c) => {
+  c.targetSets[0]!.protocols = 'sctp';
+});
+
+const wanted = (code: AlarmCode, inputs: AlarmInputs) =>
+  ALARM_RULES.find((r) => r.code === code)!.wanted(inputs);
+
+describe('alarm rules', () => {
+  it('are evaluated in the order the active list has always had', () => {
+    expect(ALARM_RULES.map((r) => r.code)).toEqual([5020, 5001, 5005, 5009, 5002, 5008]);
+  });
+
+  it('raise nothing while every owned server is up and everything is forwarded', () => {
+    for (const rule of ALARM_RULES) expect(rule.wanted(base())).toEqual([]);
+  });
+
+  it.each<[string, AlarmCode, Partial<AlarmInputs>, unknown[]]>([
+    [
+      'a BGP session not established',
+      5020,
+      {
+        bgp: {
+          failure: null,
+          downSessions: [{ peer: '192.0.2.1', state: 'connecting', bfd: 'down' }],
+        },
+      },
+      [{ server: '192.0.2.1', text: 'BGP session to 192.0.2.1 is connecting (BFD down)' }],
+    ],
+    [
+      'an offline server of an owned Target Set',
+      5001,
+      { status: status([{ number: 1, servers: [server('10.0.0.1', 'offline')] }]) },
+      [{ targetSet: 1, server: '10.0.0.1', text: 'Application server 10.0.0.1 is offline' }],
+    ],
+    [
+      'not an offline server of a Target Set this node does not serve',
+      5001,
+      { status: status([{ number: 2, servers: [server('10.0.0.3', 'offline')] }]) },
+      [],
+    ],
+    [
+      'not an offline server of a disabled Target Set',
+      5001,
+      {
+        status: status([{ number: 1, disabled: true, servers: [server('10.0.0.1', 'offline')] }]),
+      },
+      [],
+    ],
+    [
+      'a server in stasis',
+      5005,
+      { status: status([{ number: 1, servers: [server('10.0.0.2', 'halting')] }]) },
+      [{ targetSet: 1, server: '10.0.0.2', text: 'Application server 10.0.0.2 reports halting' }],
+    ],
+    [
+      'an owned Target Set no server of which takes new connections',
+      5009,
+      { status: status([{ number: 1, activeBindings: 0, servers: [server('10.0.0.1')] }]) },
+      [{ targetSet: 1, text: 'No server of Target Set 1 can take new connections' }],
+    ],
+    [
+      'a TSA the interface refuses',
+      5002,
+      { addressFailures: [{ address: '192.0.2.100', error: 'EPERM' }] },
+      [{ server: '192.0.2.100', text: 'Cannot hold TSA 192.0.2.100 on the interface (EPERM)' }],
+    ],
+    [
+      'a TSA:port that cannot be listened on',
+      5002,
+      { bindFailures: [{ tsa: '192.0.2.100', port: 3868, targetSet: 1, error: 'EADDRINUSE' }] },
+      [
+        {
+          targetSet: 1,
+          server: '192.0.2.100:3868',
+          text: 'Cannot listen on 192.0.2.100:3868 (EADDRINUSE)',
+        },
+      ],
+    ],
+    [
+      'an owned SCTP-only Target Set on a path without SCTP',
+      5002,
+      { document: sctpOnly },
+      [{ targetSet: 1, text: 'Target Set 1 is SCTP only: SCTP is not forwarded on this node' }],
+    ],
+    [
+      'not an SCTP-only Target Set on a path with SCTP',
+      5002,
+      { document: sctpOnly, forwards: ['tcp', 'sctp'] },
+      [],
+    ],
+    [
+      'an active-active Target Set on a path without BGP',
+      5002,
+      { document: activeActive, dataPath: 'kernel' },
+      [
+        {
+          targetSet: 1,
+          text: 'Target Set 1 is active-active but nothing is announced: only the direct data path serves it (this node runs the kernel path)',
+        },
+      ],
+    ],
+    [
+      'an active-active Target Set with BGP not configured',
+      5002,
+      { document: activeActive, bgp: { failure: null, downSessions: [] } },
+      [
+        {
+          targetSet: 1,
+          text: 'Target Set 1 is active-active but nothing is announced: Options › BGP is not configured',
+        },
+      ],
+    ],
+    [
+      'an active-active Target Set the speaker fails for',
+      5002,
+      { document: withBgp, bgp: { failure: 'FRR is not installed', downSessions: [] } },
+      [
+        {
+          targetSet: 1,
+          text: 'Target Set 1 is active-active but nothing is announced: FRR is not installed',
+        },
+      ],
+    ],
+    [
+      'not an active-active Target Set a working speaker announces',
+      5002,
+      { document: withBgp, bgp: { failure: null, downSessions: [] } },
+      [],
+    ],
+    [
+      'not an active-active Target Set of other IPFEs',
+      5002,
+      { document: activeActive, slot: 'B1' },
+      [],
+    ],
+    [
+      'what the balance watch finds',
+      5008,
+      { outOfBalance: [{ targetSet: 1, server: '10.0.0.1', text: 'took 90 %' }] },
+      [{ targetSet: 1, server: '10.0.0.1', text: 'took 90 %' }],
+    ],
+  ])('%s raises %i', (_name, code, change, expected) => {
+    expect(wanted(code, { ...base(), ...change })).toEqual(expected);
+  });
+});
