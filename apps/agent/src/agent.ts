@@ -17,7 +17,6 @@ import {
   type ConfigDocument,
   type DataPath,
   type DerivedTargetSet,
-  type FieldError,
   type IpfeSlot,
 } from '@ipfe/schema';
 import pino, { type Logger } from 'pino';
@@ -25,7 +24,7 @@ import type { Registry } from 'prom-client';
 import { ALARM_RULES, type AlarmInputs } from './alarm-rules.ts';
 import { Alarms, type Alarm } from './alarms.ts';
 import { ConfigStore } from './config-store.ts';
-import { checkDocument, rejectionText } from './document-check.ts';
+import { judgePush, type PushOutcome } from './push-outcome.ts';
 import { UserspaceDataPlane, type DataPlane } from './data-plane.ts';
 import { DirectDataPlane } from './direct-data-plane.ts';
 import { KernelDataPlane } from './kernel-data-plane.ts';
@@ -58,10 +57,6 @@ export interface AgentOptions {
   /** Share conntrack state with the mate over `addressDevice` (kernel path). */
   syncConntrack?: boolean;
 }
-
-export type PushResult =
-  | { status: 200; body: { revision: number; sha256: string } }
-  | { status: 409 | 422; body: { error: { code: string; message: string; fields: FieldError[] } } };
 
 const TICK_MS = 50;
 const EXPIRE_EVERY_MS = 250;
@@ -270,42 +265,22 @@ export class Agent {
   }
 
   /** A pushed document: validated, persisted, then applied (SPEC §4.1). */
-  async push(body: unknown): Promise<PushResult> {
-    const checked = checkDocument(body);
-    if (!checked.ok) {
+  async push(body: unknown): Promise<PushOutcome> {
+    const verdict = judgePush(this.#document, body);
+    if (verdict.outcome === 'invalid') {
       this.counts.configRejects++;
-      const first = checked.fields[0];
-      const message = `Configuration rejected: ${first ? rejectionText(body, first) : 'invalid'}`;
-      this.alarms.raise(5100, message);
-      this.log.warn({ fields: checked.fields.slice(0, 5) }, 'configuration rejected');
-      return {
-        status: 422,
-        body: { error: { code: 'INVALID_CONFIG', message, fields: checked.fields } },
-      };
+      this.alarms.raise(5100, verdict.message);
+      this.log.warn({ fields: verdict.fields.slice(0, 5) }, 'configuration rejected');
+      return verdict;
     }
-    const document = checked.document;
-    const current = this.#document;
-    if (current && document.revision < current.revision) {
-      return this.#stale(
-        `revision ${document.revision} is older than the applied revision ${current.revision}`,
-      );
+    if (verdict.outcome === 'stale') return verdict;
+    const { document } = verdict;
+    if (verdict.apply) {
+      this.store.save(document);
+      this.#apply(document);
+      await this.#reconcile();
     }
-    if (current && document.revision === current.revision) {
-      if (document.sha256 === current.sha256)
-        return { status: 200, body: { revision: current.revision, sha256: current.sha256 } };
-      return this.#stale(`revision ${document.revision} is applied already with other content`);
-    }
-    this.store.save(document);
-    this.#apply(document);
-    await this.#reconcile();
-    return { status: 200, body: { revision: document.revision, sha256: document.sha256 } };
-  }
-
-  #stale(message: string): PushResult {
-    return {
-      status: 409,
-      body: { error: { code: 'STALE_REVISION', message, fields: [{ path: 'revision', message }] } },
-    };
+    return { outcome: 'applied', revision: document.revision, sha256: document.sha256 };
   }
 
   #apply(document: ConfigDocument) {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import type { Agent } from './agent.ts';
+import type { PushOutcome } from './push-outcome.ts';
 
 const PUBLIC = new Set(['/v1/health']);
 
@@ -15,6 +16,23 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 }
 
 const errorBody = (code: string, message: string) => ({ error: { code, message, fields: [] } });
+
+/** A push's outcome as the HTTP answer: 200, 409 STALE_REVISION or 422 INVALID_CONFIG. */
+export function pushReply(result: PushOutcome) {
+  switch (result.outcome) {
+    case 'applied':
+      return { status: 200, body: { revision: result.revision, sha256: result.sha256 } } as const;
+    case 'stale': {
+      const { message } = result;
+      const fields = [{ path: 'revision', message }];
+      return { status: 409, body: { error: { code: 'STALE_REVISION', message, fields } } } as const;
+    }
+    case 'invalid': {
+      const { message, fields } = result;
+      return { status: 422, body: { error: { code: 'INVALID_CONFIG', message, fields } } } as const;
+    }
+  }
+}
 
 /**
  * The agent's control API (SPEC §4.1): config push and read, status, metrics, health. Every route
@@ -84,8 +102,8 @@ export function buildControlServer(
   );
 
   app.put('/v1/config', async (request, reply) => {
-    const result = await agent.push(request.body);
-    return reply.code(result.status).send(result.body);
+    const { status, body } = pushReply(await agent.push(request.body));
+    return reply.code(status).send(body);
   });
   app.get('/v1/config', async (_request, reply) => {
     const document = agent.document;

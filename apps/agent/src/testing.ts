@@ -17,7 +17,10 @@ export function testDocument(
       connectTimeoutS: 2,
       connectTryIntervalS: 1,
     },
-    xsiNetworks: [{ name: 'xsi', cidr: '10.0.0.0/16' }],
+    xsiNetworks: [
+      { name: 'xsi', cidr: '192.0.2.0/24' },
+      { name: 'servers', cidr: '10.0.0.0/16' },
+    ],
     appServers: ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((address, i) => ({
       name: `as${i + 1}`,
       addresses: [address],
