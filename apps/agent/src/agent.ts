@@ -31,7 +31,14 @@ import { KernelDataPlane } from './kernel-data-plane.ts';
 import { ExitGuard } from './exit-guard.ts';
 import { ConntrackSync } from './conntrack-sync.ts';
 import { createMetrics, newCounts, type AgentCounts } from './metrics.ts';
-import { MateLink, type Beacon } from './mate-link.ts';
+import { MateLink } from './mate-link.ts';
+import {
+  configuredEvent,
+  initialMateLiveness,
+  next as nextMateLiveness,
+  type MateEvent,
+  type MateLiveness,
+} from './mate-liveness.ts';
 import { Monitor } from './monitor.ts';
 import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch } from './balance.ts';
@@ -100,9 +107,7 @@ export class Agent {
   readonly #holdDown = new AnnounceHoldDown();
   #bgpPolling = false;
   #owned = new Map<string, TsaRoles>();
-  #mateHeardAt: number;
-  #mateBoot: string | null = null;
-  #mateAddress: string | null = null;
+  #mate: MateLiveness;
   #tick: NodeJS.Timeout | null = null;
   #lastExpire = 0;
   #lastAlarms = 0;
@@ -122,7 +127,7 @@ export class Agent {
       ),
     );
     this.#ownership = new Ownership(undefined, { holdOffMs: options.holdOffMs });
-    this.#mateHeardAt = monotonic();
+    this.#mate = initialMateLiveness(monotonic(), this.#ownership.holdOffMs);
     this.metrics = createMetrics({
       slot: this.slot,
       engine: () => this.#counters(),
@@ -170,7 +175,7 @@ export class Agent {
     this.#mateLink = new MateLink(
       { slot: this.slot, boot: this.boot, revision: () => this.#document?.revision ?? 0 },
       options.token,
-      (beacon) => this.#onBeacon(beacon),
+      (beacon) => this.#mateEvent({ type: 'beacon', boot: beacon.boot }),
       this.log,
       (flows) => this.#dataPlane.flowSharing?.fromMate(flows),
     );
@@ -207,7 +212,7 @@ export class Agent {
         log: this.log,
         now,
         shareFlows: (flows) => this.#mateLink.sendFlows(flows),
-        hasMate: () => this.#mateAddress !== null,
+        hasMate: () => this.#mate.address !== null,
       });
     }
     return new UserspaceDataPlane({
@@ -308,12 +313,8 @@ export class Agent {
     );
     const options = document.config.options;
     const own = options.ipfe[this.slot]?.address ?? this.options.controlHost;
-    const mateAddress = options.ipfe[this.mate]?.address ?? null;
-    if (mateAddress !== this.#mateAddress) {
-      // A mate just configured (or moved) gets a whole mateTimeoutMs to be heard.
-      this.#mateAddress = mateAddress;
-      this.#mateHeardAt = now;
-    }
+    this.#mateEvent(configuredEvent(options, this.mate), now);
+    const mateAddress = this.#mate.address;
     void this.#conntrackSync?.configure(own, mateAddress);
     this.#mateLink.configure({
       ownAddress: own,
@@ -367,25 +368,35 @@ export class Agent {
     return null;
   }
 
-  #onBeacon(beacon: Beacon) {
-    const now = monotonic();
-    if (this.#mateBoot !== null && beacon.boot !== this.#mateBoot) {
-      this.log.info({ mate: this.mate }, 'mate restarted');
-      this.#ownership.restarted(this.mate, now);
-      this.#dataPlane.flowSharing?.mateReset();
-    } else if (!this.#ownership.isAlive(this.mate)) {
-      this.log.info({ mate: this.mate }, 'mate heard again');
-      this.#ownership.alive(this.mate, now);
-      this.#dataPlane.flowSharing?.mateReset();
-      // After a split (both served), the mate lets go once its hold-off passes: then the TSAs this
-      // node kept are announced again and the mate's connections taken over.
-      setTimeout(() => void this.#reassert(), this.#ownership.holdOffMs + 300);
+  /** Mate liveness decides (mate-liveness.ts); the agent carries out what it says. */
+  #mateEvent(event: MateEvent, now = monotonic()) {
+    const { state, actions } = nextMateLiveness(this.#mate, event, now);
+    this.#mate = state;
+    for (const action of actions) {
+      switch (action.do) {
+        case 'restarted':
+          this.log.info({ mate: this.mate }, 'mate restarted');
+          this.#ownership.restarted(this.mate, now);
+          this.#dataPlane.flowSharing?.mateReset();
+          break;
+        case 'back':
+          this.log.info({ mate: this.mate }, 'mate heard again');
+          this.#ownership.alive(this.mate, now);
+          this.#dataPlane.flowSharing?.mateReset();
+          setTimeout(() => void this.#reassert(), action.reassertAfterMs);
+          break;
+        case 'first':
+          this.#dataPlane.flowSharing?.mateReset();
+          break;
+        case 'heard':
+          this.alarms.clear(5012);
+          break;
+        case 'dead':
+          this.#ownership.dead(this.mate, now);
+          this.alarms.raise(5012, `No beacon from IPFE ${this.mate} for ${action.timeoutMs} ms`);
+          break;
+      }
     }
-    // The mate's first beacon: what this node told it before it listened is lost.
-    if (this.#mateBoot === null) this.#dataPlane.flowSharing?.mateReset();
-    this.#mateBoot = beacon.boot;
-    this.#mateHeardAt = now;
-    this.alarms.clear(5012);
   }
 
   async #reassert() {
@@ -399,17 +410,7 @@ export class Agent {
   #onTick() {
     if (this.#stopping) return;
     const now = monotonic();
-    const options = this.#document?.config.options;
-    const mateConfigured = Boolean(options?.ipfe[this.mate]);
-    if (
-      options &&
-      mateConfigured &&
-      this.#ownership.isAlive(this.mate) &&
-      now - this.#mateHeardAt >= options.mateTimeoutMs
-    ) {
-      this.#ownership.dead(this.mate, now);
-      this.alarms.raise(5012, `No beacon from IPFE ${this.mate} for ${options.mateTimeoutMs} ms`);
-    }
+    this.#mateEvent({ type: 'tick' }, now);
     if (this.#engine && now - this.#lastExpire >= EXPIRE_EVERY_MS) {
       this.#lastExpire = now;
       this.#dataPlane.close?.(this.#engine.expire(now));
@@ -456,7 +457,7 @@ export class Agent {
       await this.#dataPlane.serve(plan, {
         served: [...next.keys()],
         gained,
-        mateAlive: this.#ownership.isAlive(this.mate),
+        mateAlive: this.#mate.alive,
         hold: async () => this.#addresses?.hold(held),
       });
       // Announced once the rules are in, while a server takes new connections.
@@ -581,8 +582,8 @@ export class Agent {
       activeActive: Boolean(this.#bgp),
       mate: {
         slot: this.mate,
-        alive: this.#ownership.isAlive(this.mate),
-        lastHeardAt: this.#mateBoot ? wall(this.#mateHeardAt) : null,
+        alive: this.#mate.alive,
+        lastHeardAt: this.#mate.boot ? wall(this.#mate.heardAt) : null,
       },
       owned: [...this.#owned.values()].map((r) => ({
         tsa: r.address,
