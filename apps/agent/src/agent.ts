@@ -246,6 +246,7 @@ export class Agent {
         revision: -1,
         reject: 'tcpReset',
         tsas: [],
+        forwarded: [],
       }
     );
   }

@@ -55,17 +55,26 @@ export interface DataPlane {
   serve(plan: ForwardingPlan, change: ServeChange): Promise<void>;
   /** Engine state may have changed: render again what depends on it. */
   refresh(plan: () => ForwardingPlan): Promise<void>;
-  /** Close connections the engine let go. */
-  close(closed: ClosedConnection[]): void;
+  /**
+   * Close connections the engine let go: only where the engine sees the connections (the
+   * user-space path's sockets); the kernel paths get server states through the plan.
+   */
+  close?(closed: ClosedConnection[]): void;
   counts(): DataPathCounts;
   bindFailures(): BindFailure[];
   listening(): Listener[];
-  /** Connection state the mate shares over the mate link (the direct path's flow records). */
+  /** Where connection state is shared over the mate link (the direct path's flow records). */
+  readonly flowSharing?: MateFlowSharing;
+  /** Stop forwarding; `release` takes the TSAs off the interface, in the data path's order. */
+  stop(release: () => Promise<void>, timeoutMs: number): Promise<void>;
+}
+
+/** Connection state shared with the mate over the mate link. */
+export interface MateFlowSharing {
+  /** Flows the mate told of. */
   fromMate(flows: SharedFlow[]): void;
   /** The mate restarted or came back: it knows nothing this node told it before. */
   mateReset(): void;
-  /** Stop forwarding; `release` takes the TSAs off the interface, in the data path's order. */
-  stop(release: () => Promise<void>, timeoutMs: number): Promise<void>;
 }
 
 export interface ServeChange {
@@ -141,10 +150,6 @@ export class UserspaceDataPlane implements DataPlane {
 
   /** The engine chooses per connection: nothing to render. */
   async refresh(): Promise<void> {}
-
-  /** Its connections are sockets of this process: the mate cannot take them over. */
-  fromMate(): void {}
-  mateReset(): void {}
 
   counts(): DataPathCounts {
     return { connections: this.#pairs.size, servers: null, refused: null };

@@ -5,6 +5,7 @@ import { chooseByHash } from './hash-choice.ts';
 import {
   PlanTables,
   planTsa,
+  type ForwardedPair,
   type ForwardingPlan,
   type PlannedTsa,
   type TableSizing,
@@ -91,6 +92,8 @@ export class Engine {
   #allocators = new Map<string, PortAllocator>();
   #maglevCache = new Map<string, MaglevTable>();
   #planTables = new PlanTables();
+  /** Every TSA × server address the configuration in force forwards (see ForwardingPlan). */
+  #forwarded: readonly ForwardedPair[] = [];
   /** Bumped whenever a server's state changes (candidates and hash tables follow it). */
   #stateVersion = 0;
   /** Bumped whenever a server's load report changes. */
@@ -162,12 +165,7 @@ export class Engine {
       targetSets.push(ts);
       for (const { role, secondary } of addresses) {
         const bindings = Int32Array.from(members, (m) =>
-          this.#binding(
-            ts.number,
-            role.address,
-            m.server,
-            secondary ? (m.secondaryAddress ?? m.server.address) : m.server.address,
-          ),
+          this.#binding(ts.number, role.address, m.server, addressBehind(m, secondary)),
         );
         tsas.set(role.address, {
           address: role.address,
@@ -243,6 +241,10 @@ export class Engine {
     this.#lastTsaAddress = '';
     this.#lastTsa = undefined;
     this.#liveBindings = live;
+    this.#forwarded = [...live].flatMap((b) => {
+      const route = this.#bindings[b]?.route;
+      return route ? [{ tsa: route.tsa, address: route.address }] : [];
+    });
     this.#allocators = allocators;
     this.#maglevCache = new Map();
     this.#revision = document.revision;
@@ -344,10 +346,9 @@ export class Engine {
     const found = table.find(ip, ports, scope);
     if (found >= 0) {
       const binding = this.#bindings[table.bindingOf(found)];
-      const member = binding ? ts.members.find((m) => m.server === binding.server) : undefined;
-      if (member) {
+      if (binding && ts.members.some((m) => m.server === binding.server)) {
         table.touch(found, now);
-        return this.#accepted(found, tsa, member, true);
+        return this.#accepted(found, binding.route, true);
       }
       this.#forget(found); // cannot happen: apply closes entries of bindings it removes
     }
@@ -377,7 +378,7 @@ export class Engine {
     this.#serverRate.add(member.server.index);
     this.#targetSetRate.add(ts.number);
     if (group !== NO_GROUP) member.server.addToGroup(group, 1);
-    return this.#accepted(slot, tsa, member, false);
+    return this.#accepted(slot, this.#routeOf(binding), false);
   }
 
   /**
@@ -457,17 +458,22 @@ export class Engine {
     return closed;
   }
 
-  #accepted(slot: number, tsa: Tsa, member: Member, existing: boolean): OpenResult {
+  #accepted(slot: number, route: Route, existing: boolean): OpenResult {
     return {
       ok: true,
       id: this.#table.idOf(slot),
-      targetSet: tsa.ts.number,
-      server: member.server.address,
-      address: tsa.secondary
-        ? (member.secondaryAddress ?? member.server.address)
-        : member.server.address,
+      targetSet: route.targetSet,
+      server: route.server,
+      address: route.address,
       existing,
     };
+  }
+
+  /** The route of a binding of the configuration in force (apply made one per TSA and member). */
+  #routeOf(binding: number): Route {
+    const b = this.#bindings[binding];
+    if (!b) throw new RangeError(`no binding ${binding}`);
+    return b.route;
   }
 
   #refuse(targetSet: number | null, reason: RefusalReason): OpenResult {
@@ -625,7 +631,7 @@ export class Engine {
         announce: ts.announce,
         members: ts.members.map((m, j) => ({
           server: m.server.address,
-          address: t.secondary ? (m.secondaryAddress ?? m.server.address) : m.server.address,
+          address: this.#routeOf(t.bindings[j] ?? -1).address,
           state: m.server.state,
           weight: m.weight,
           load: ts.load(j, this.#serverRate.count(m.server.index)),
@@ -634,7 +640,12 @@ export class Engine {
       };
       tsas.push(planTsa(spec, this.#planTables, sizing));
     }
-    return { revision: this.#revision, reject: this.#options?.tcpRejectOption ?? 'tcpReset', tsas };
+    return {
+      revision: this.#revision,
+      reject: this.#options?.tcpRejectOption ?? 'tcpReset',
+      tsas,
+      forwarded: this.#forwarded,
+    };
   }
 
   // ── observation ──────────────────────────────────────────────────────────────────────────
@@ -750,6 +761,11 @@ export class Engine {
     }
     return id;
   }
+}
+
+/** Where a member's packets go behind a TSA: its secondary address behind the secondary TSA. */
+function addressBehind(member: Member, secondary: boolean): string {
+  return secondary ? (member.secondaryAddress ?? member.server.address) : member.server.address;
 }
 
 function isPort(value: number): boolean {

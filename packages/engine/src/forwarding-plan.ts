@@ -60,12 +60,58 @@ export interface PlannedTsa {
    * both mates, which makes Hash stateless.
    */
   readonly existingConnections: MaglevTable | null;
+  /**
+   * How long after taking the TSA over a data path adopts flows it has no record of, by
+   * `existingConnections` (see `adoption`): Delete Age, at most ADOPT_MAX_MS.
+   */
+  readonly adoptWindowMs: number;
+}
+
+/** A TSA and where the packets of one of its servers go (what a conntrack entry names). */
+export interface ForwardedPair {
+  readonly tsa: string;
+  readonly address: string;
 }
 
 export interface ForwardingPlan {
   readonly revision: number;
   readonly reject: 'tcpReset' | 'drop';
   readonly tsas: readonly PlannedTsa[];
+  /**
+   * Every TSA × server address the configuration forwards: the enabled Target Sets' addresses
+   * this node is active, standby or of the group for, served now or not. A pair that a new
+   * revision drops has its connections closed (SPEC §4.1).
+   */
+  readonly forwarded: readonly ForwardedPair[];
+}
+
+/**
+ * The longest a node adopts flows without record after taking a TSA over: the mate tells of every
+ * flow within a read interval, so only those it opened just before it failed, or those of an agent
+ * restarted with its table gone, are missing — and they are busy. Past this (or Delete Age, if
+ * shorter) a TCP packet without record is an idle connection's, answered with a reset (SPEC §3.5).
+ */
+export const ADOPT_MAX_MS = 60_000;
+
+/** What a data path does with a flow it has no record of, `takenOverAt` (or never) on. */
+export interface Adoption {
+  /** The mate's records of the TSA go in (those it tells of late too: a hand-back races it). */
+  readonly mateRecords: boolean;
+  /**
+   * A packet without record goes by `existingConnections`: within the window, and always for a
+   * BGP TSA (ECMP may move a flow to this node at any time: another IPFE withdrew, the router
+   * rehashed). Otherwise a TCP one is reset.
+   */
+  readonly byTable: boolean;
+}
+
+export function adoption(
+  p: Pick<PlannedTsa, 'adoptWindowMs' | 'announce'>,
+  takenOverAt: number | undefined,
+  now: number,
+): Adoption {
+  const mateRecords = takenOverAt !== undefined && now < takenOverAt + p.adoptWindowMs;
+  return { mateRecords, byTable: mateRecords || p.announce === 'bgp' };
 }
 
 /** What the plan needs of a Target Set member (the engine's view). */
@@ -185,6 +231,7 @@ function base(spec: PlanTargetSet) {
     algorithm: spec.algorithm,
     deleteAgeSeconds: spec.deleteAgeSeconds,
     announce: spec.announce ?? ('arp' as const),
+    adoptWindowMs: Math.min(ADOPT_MAX_MS, spec.deleteAgeSeconds * 1000),
   };
 }
 

@@ -60,8 +60,12 @@ export {
   type LoadInputs,
 } from './least-load.ts';
 export {
+  ADOPT_MAX_MS,
+  adoption,
   announcable,
   compactTableSize,
+  type Adoption,
+  type ForwardedPair,
   type TableSizing,
   type ForwardingPlan,
   type PlannedServer,

@@ -1,0 +1,154 @@
+import net from 'node:net';
+import type { ForwardingPlan, PlannedTsa } from '@ipfe/engine';
+import { bucketElements, nftId } from './nft.ts';
+
+export interface KernelScriptOptions {
+  /** The agent's own table (`ipfe_<slot>`, family inet). */
+  table: string;
+  /** The seed of the bucket hash, the same on both mates (see KernelDeps.hashSeed). */
+  hashSeed: number;
+}
+
+/**
+ * The kernel path's nft script for a plan (pure): per served TSA and port, new connections are
+ * DNATed through a bucket map hashed on source address and port, the reply path is SNATed to the
+ * TSA, Delete Age is a `ct timeout` policy, and refusals and bytes are named counters. It replaces
+ * the table's rules in one transaction.
+ */
+export function renderKernelScript(plan: ForwardingPlan, options: KernelScriptOptions): string {
+  const t = `inet ${options.table}`;
+  const lines = [
+    `add table ${t}`,
+    `add chain ${t} to_servers { type nat hook prerouting priority dstnat; policy accept; }`,
+    // A timeout policy attaches to a connection conntrack has just created and not yet
+    // confirmed: after conntrack (-200), before DNAT rewrites the TSA (-100).
+    `add chain ${t} delete_age { type filter hook prerouting priority mangle; policy accept; }`,
+    `add chain ${t} from_servers { type nat hook postrouting priority srcnat; policy accept; }`,
+    `add chain ${t} traffic { type filter hook forward priority filter; policy accept; }`,
+    `flush chain ${t} to_servers`,
+    `flush chain ${t} delete_age`,
+    `flush chain ${t} from_servers`,
+    `flush chain ${t} traffic`,
+  ];
+  const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
+  const served = plan.tsas.filter((p) => p.protocols.includes('tcp'));
+  for (const p of served) lines.push(...rulesOf(t, p, reject, options.hashSeed));
+  // Replies come back through the TSA itself, which moves with its connections on a failover.
+  for (const tsa of new Set(served.map((p) => p.tsa))) {
+    const ipx = net.isIPv6(tsa) ? 'ip6' : 'ip';
+    const id = nftId(tsa);
+    lines.push(
+      `add rule ${t} from_servers ct status dnat ct original ${ipx} daddr ${tsa} snat ${ipx} to ${tsa}`,
+      `add counter ${t} in_${id}`,
+      `add counter ${t} out_${id}`,
+      `add rule ${t} traffic ct original ${ipx} daddr ${tsa} ct direction original counter name "in_${id}"`,
+      `add rule ${t} traffic ct original ${ipx} daddr ${tsa} ct direction reply counter name "out_${id}"`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+function rulesOf(t: string, p: PlannedTsa, reject: string, hashSeed: number): string[] {
+  const ipx = p.family === 6 ? 'ip6' : 'ip';
+  const ports = `{ ${p.ports.join(', ')} }`;
+  const match = `${ipx} daddr ${p.tsa} tcp dport ${ports}`;
+  const timeout = `age_${p.deleteAgeSeconds}_${p.family}`;
+  const lines = [
+    `add ct timeout ${t} ${timeout} { protocol tcp; l3proto ${ipx}; policy = { established: ${p.deleteAgeSeconds} }; }`,
+    `add rule ${t} delete_age ${match} ct timeout set "${timeout}"`,
+    // A connection idle for Delete Age has lost its conntrack entry; its next packet would be
+    // "new" mid-stream. Answer it with a reset: the connection closes, as §3.5 asks, instead of
+    // being picked up again. (So is a connection the mate carried and conntrackd did not
+    // deliver, after a takeover.)
+    `add rule ${t} to_servers ${match} ct state new tcp flags & (fin | syn | rst | ack) != syn reject with tcp reset`,
+  ];
+  const table = p.newConnections;
+  if (!table) {
+    // A named counter outlives the chain flush of every reprogramming: refusals accumulate.
+    const counter = `refused_${p.targetSet}`;
+    lines.push(
+      `add counter ${t} ${counter}`,
+      `add rule ${t} to_servers ${match} ct state new counter name "${counter}" ${reject}`,
+    );
+    return lines;
+  }
+  const map = bucketElements(
+    table,
+    p.servers.map((s) => s.address),
+  );
+  lines.push(
+    `add rule ${t} to_servers ${match} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${table.size} seed ${hashSeed} map { ${map} }`,
+  );
+  return lines;
+}
+
+/** "TSA|address" of each pair a plan forwards. */
+export function forwardedKeys(plan: ForwardingPlan): Set<string> {
+  return new Set(plan.forwarded.map((f) => `${f.tsa}|${f.address}`));
+}
+
+/**
+ * The pairs whose conntrack entries go with a new configuration (SPEC §4.1: of a server taken out
+ * of a Target Set, of a Target Set deleted or disabled, of a TSA that changed): those `before`
+ * forwarded and `after` does not. None before the first.
+ */
+export function pairsRemoved(
+  before: ReadonlySet<string> | null,
+  after: ReadonlySet<string>,
+): { tsa: string; address: string }[] {
+  return [...(before ?? [])]
+    .filter((pair) => !after.has(pair))
+    .map((pair) => {
+      const [tsa = '', address = ''] = pair.split('|');
+      return { tsa, address };
+    });
+}
+
+/**
+ * The servers whose conntrack entries go (SPEC §3.1: offline and initializing ones lose their
+ * connections): those whose state changed, since `states` (by address, updated), to one that drops
+ * existing connections. A server first seen loses nothing.
+ */
+export function serversDropped(
+  states: Map<string, string>,
+  plan: ForwardingPlan,
+): { address: string; state: string }[] {
+  const dropped: { address: string; state: string }[] = [];
+  for (const p of plan.tsas) {
+    for (const s of p.servers) {
+      const before = states.get(s.address);
+      states.set(s.address, s.state);
+      if (before !== undefined && before !== s.state && s.dropsExisting)
+        dropped.push({ address: s.address, state: s.state });
+    }
+  }
+  return dropped;
+}
+
+/**
+ * The open connections of a conntrack listing of one TSA, each keyed "TSA|server" by the plan's
+ * identity (PlannedServer.server; the reply source is where its packets go, PlannedServer.address)
+ * and named "source:port". TIME_WAIT and CLOSE entries are not open.
+ */
+export function conntrackFlows(
+  tsa: string,
+  listing: string,
+  serverOf: ReadonlyMap<string, string>,
+): { key: string; flow: string }[] {
+  const flows: { key: string; flow: string }[] = [];
+  for (const line of listing.split('\n')) {
+    const fields = [...line.matchAll(/(src|sport)=(\S+)/g)].map((m) => m[2]!);
+    // Original src, sport, then the reply's src (the server) and sport.
+    if (fields.length < 4 || line.includes('TIME_WAIT') || line.includes('CLOSE')) continue;
+    const server = serverOf.get(`${tsa}|${fields[2]}`) ?? fields[2];
+    flows.push({ key: `${tsa}|${server}`, flow: `${fields[0]}:${fields[1]}` });
+  }
+  return flows;
+}
+
+/** The plan's identity of a server by where its packets go: "TSA|address" → server. */
+export function serversByAddress(plan: ForwardingPlan): Map<string, string> {
+  return new Map(
+    plan.tsas.flatMap((p) => p.servers.map((s) => [`${p.tsa}|${s.address}`, s.server] as const)),
+  );
+}
