@@ -17,7 +17,6 @@ import { FlowSharing } from './flow-sharing.ts';
 import type { SharedFlow } from './mate-link.ts';
 import { listSets, nextReadAt, type NftSetElement } from './nft.ts';
 
-
 const REFRESH_EVERY_MS = 250;
 /**
  * How often the records are read (listing them costs in proportion to their number): for a mate
