@@ -7,6 +7,7 @@ import {
   Ownership,
   type ForwardingPlan,
   type EngineCounters,
+  type ClosedConnection,
   type EngineStatus,
   type TsaRoles,
 } from '@ipfe/engine';
@@ -156,10 +157,8 @@ export class Agent {
       );
     this.#monitor = new Monitor(
       {
-        connected: (server) =>
-          this.#dataPlane.close?.(this.#engine?.serverConnected(server, monotonic()) ?? []),
-        lost: (server) =>
-          this.#dataPlane.close?.(this.#engine?.serverLost(server, monotonic()) ?? []),
+        connected: (server) => this.#closeLetGo(this.#engine?.serverConnected(server, monotonic())),
+        lost: (server) => this.#closeLetGo(this.#engine?.serverLost(server, monotonic())),
         heartbeat: (server, report) => {
           this.counts.heartbeats.set(server, (this.counts.heartbeats.get(server) ?? 0) + 1);
           this.#engine?.heartbeat(server, report, monotonic());
@@ -230,6 +229,14 @@ export class Agent {
     });
   }
 
+  /**
+   * Connections the engine let go. The engine decides on every path (a server lost is offline for
+   * the plan too); only a path whose sockets the engine sees has connections of its own to close.
+   */
+  #closeLetGo(closed: ClosedConnection[] | undefined) {
+    if (closed && closed.length > 0) this.#dataPlane.close?.(closed);
+  }
+
   get document(): ConfigDocument | null {
     return this.#document;
   }
@@ -293,7 +300,7 @@ export class Agent {
     const now = monotonic();
     if (this.#engine) {
       const result = this.#engine.apply(document, now);
-      this.#dataPlane.close?.(result.closed);
+      this.#closeLetGo(result.closed);
     } else {
       this.#engine = new Engine(document, now, {
         slot: this.slot,
@@ -414,7 +421,7 @@ export class Agent {
     this.#mateEvent({ type: 'tick' }, now);
     if (this.#engine && now - this.#lastExpire >= EXPIRE_EVERY_MS) {
       this.#lastExpire = now;
-      this.#dataPlane.close?.(this.#engine.expire(now));
+      this.#closeLetGo(this.#engine.expire(now));
     }
     // One tick's work at a time: a slow one (an nft transaction) must not queue up the next ones.
     if (!this.#ticking) {

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { createWriteStream } from 'node:fs';
 
 /** Whether this machine lets a test build network namespaces (root, iproute2). */
 export const netnsAvailable =
@@ -57,6 +58,12 @@ export class Topology {
     });
     child.stdout!.resume();
     child.stderr!.resume();
+    // DEBUG_LOG_DIR=dir keeps each process's output (an agent's log, say, after a failing test).
+    if (process.env.DEBUG_LOG_DIR) {
+      const out = createWriteStream(`${process.env.DEBUG_LOG_DIR}/${name}-${child.pid}.log`);
+      child.stdout!.pipe(out);
+      child.stderr!.pipe(out);
+    }
     this.processes.push(child);
     return child;
   }
