@@ -1,14 +1,12 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
-  activeActiveGroupOf,
   AnnounceHoldDown,
   Engine,
   Ownership,
   type ForwardingPlan,
   type EngineCounters,
   type ClosedConnection,
-  type EngineStatus,
   type TsaRoles,
 } from '@ipfe/engine';
 import {
@@ -17,7 +15,6 @@ import {
   type AgentStatus,
   type ConfigDocument,
   type DataPath,
-  type DerivedTargetSet,
   type IpfeSlot,
 } from '@ipfe/schema';
 import pino, { type Logger } from 'pino';
@@ -45,7 +42,16 @@ import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch } from './balance.ts';
 import { AddressHolder } from './address-holder.ts';
 import { BgpSpeaker, frrPathspace } from './bgp.ts';
-import { bgpSettingsOf, prefixOf, routerIdOf } from './frr-config.ts';
+import { activeActiveTsas, announcement, holdDownMsOf } from './announce-policy.ts';
+import { DATA_PATH_TRAITS } from './data-paths.ts';
+import {
+  initiatorTsaOf,
+  plannedTsas,
+  servable,
+  servesInitiators,
+  watchedServers,
+} from './node-roles.ts';
+import { countersView, statusView } from './status-view.ts';
 
 export interface AgentOptions {
   slot: IpfeSlot;
@@ -137,9 +143,10 @@ export class Agent {
       bgp: () => this.#bgp?.status() ?? null,
     });
     // Kernel state outlives the process: a guard undoes it should the agent be killed outright.
-    if (options.addressDevice || options.dataplane === 'kernel' || options.dataplane === 'direct')
+    const traits = DATA_PATH_TRAITS[options.dataplane ?? 'userspace'];
+    if (options.addressDevice || traits.kernelState)
       this.#guard = new ExitGuard(options.stateDir, this.log);
-    if (options.syncConntrack && options.addressDevice && options.dataplane === 'kernel') {
+    if (options.syncConntrack && options.addressDevice && traits.conntrackSync) {
       this.#conntrackSync = new ConntrackSync(
         options.addressDevice,
         options.stateDir,
@@ -148,7 +155,7 @@ export class Agent {
       );
     }
     this.#dataPlane = this.#newDataPlane(options);
-    if (options.dataplane === 'direct')
+    if (traits.activeActive)
       this.#bgp = new BgpSpeaker(
         options.stateDir,
         frrPathspace(this.slot, options.stateDir),
@@ -182,7 +189,8 @@ export class Agent {
       this.#addresses = new AddressHolder(options.addressDevice, this.log, this.#guard);
     this.#relay = new InitiatorRelay({
       engine: () => this.#engine,
-      tsaFor: (s) => this.#initiatorTsa(s),
+      tsaFor: (s) =>
+        this.#document ? initiatorTsaOf(this.#document, this.#owned.values(), s) : null,
       log: this.log,
     });
   }
@@ -243,11 +251,7 @@ export class Agent {
 
   /** What the kernel data paths forward now: the engine's plan for the TSAs this node serves. */
   #plan(): ForwardingPlan {
-    const tsas = this.#dataPlane.rendersStandby
-      ? (this.#document?.config.targetSets.flatMap((ts) =>
-          [ts.primary.address, ts.secondary?.address ?? ''].filter(Boolean),
-        ) ?? [])
-      : this.#owned.keys();
+    const tsas = plannedTsas(this.#document, this.#owned.keys(), this.#dataPlane.rendersStandby);
     return (
       this.#engine?.plan(tsas, monotonic(), this.#dataPlane.tableSizing) ?? {
         revision: -1,
@@ -331,49 +335,11 @@ export class Agent {
       port: options.mateHeartbeatPort,
       intervalMs: options.mateIntervalMs,
     });
-    this.#monitor.configure(this.#watchedServers(document), options);
-    void this.#relay.listen(this.#servesInitiators(document) ? own : null, this.options.relayPort);
-  }
-
-  /** Servers of every enabled Target Set this agent is active or standby for: ready before a takeover. */
-  #watchedServers(document: ConfigDocument): string[] {
-    const servers = new Set<string>();
-    for (const ts of this.#myTargetSets(document))
-      for (const s of ts.servers) servers.add(s.address);
-    return [...servers];
-  }
-
-  #myTargetSets(document: ConfigDocument): DerivedTargetSet[] {
-    const mine = (active: IpfeSlot, standby: IpfeSlot | null) =>
-      active === this.slot || standby === this.slot;
-    return document.config.targetSets.filter((ts) => {
-      if (ts.disabled) return false;
-      const group = activeActiveGroupOf(ts);
-      if (group) return group.includes(this.slot);
-      return (
-        mine(ts.primary.activeIpfe, ts.primary.standbyIpfe) ||
-        (ts.secondary !== null && mine(ts.secondary.activeIpfe, ts.secondary.standbyIpfe))
-      );
-    });
-  }
-
-  #servesInitiators(document: ConfigDocument): boolean {
-    return this.#myTargetSets(document).some((ts) => ts.initiatorSupport);
-  }
-
-  #initiatorTsa(server: string): string | null {
-    const document = this.#document;
-    if (!document) return null;
-    for (const roles of this.#owned.values()) {
-      const ts = document.config.targetSets.find((t) => t.number === roles.targetSet);
-      if (
-        ts?.initiatorSupport &&
-        ts.servers.some((s) => s.address === server || s.secondaryAddress === server)
-      ) {
-        return roles.address;
-      }
-    }
-    return null;
+    this.#monitor.configure(watchedServers(document, this.slot), options);
+    void this.#relay.listen(
+      servesInitiators(document, this.slot) ? own : null,
+      this.options.relayPort,
+    );
   }
 
   /** Mate liveness decides (mate-liveness.ts); the agent carries out what it says. */
@@ -441,10 +407,9 @@ export class Agent {
     this.#reconciling = this.#reconciling.then(async () => {
       if (this.#stopping) return;
       const now = monotonic();
-      // Active-active is served by the direct path alone (its netdev chain catches the announced
-      // TSA); another path serves none of it and says so (alarm 5002).
-      const served = (this.#document ? this.#ownership.servedBy(this.slot, now) : []).filter(
-        (r) => !r.activeActive || this.#bgp,
+      const served = servable(
+        this.#document ? this.#ownership.servedBy(this.slot, now) : [],
+        this.#bgp !== null,
       );
       const next = new Map(served.map((r) => [r.address, r]));
       for (const [address, roles] of next) {
@@ -478,23 +443,18 @@ export class Agent {
   #announce(plan: ForwardingPlan, served: TsaRoles[]) {
     if (!this.#bgp) return;
     const options = this.#document?.config.options;
-    const aa = new Set(served.filter((r) => r.activeActive).map((r) => r.address));
-    const settings = aa.size > 0 ? bgpSettingsOf(options) : null;
-    const own = options?.ipfe[this.slot]?.address ?? null;
-    const routerId = own ? routerIdOf(own) : null;
-    // Held down for as long as a reachable server may take to be seen again (decision 018).
-    const holdDownMs = options ? (options.connectTimeoutS + options.connectTryIntervalS) * 1000 : 0;
-    const prefixes = this.#holdDown
-      .announce(
-        plan.tsas.filter((p) => aa.has(p.tsa)),
-        monotonic(),
-        holdDownMs,
-      )
-      .map((p) => prefixOf(p.tsa));
-    const request = JSON.stringify([settings, routerId, prefixes]);
+    const candidates = activeActiveTsas(plan, served);
+    const announced = this.#holdDown.announce(candidates, monotonic(), holdDownMsOf(options));
+    const wanted = announcement(
+      options,
+      this.slot,
+      served.some((r) => r.activeActive),
+      announced,
+    );
+    const request = JSON.stringify(wanted);
     if (request === this.#bgpRequest) return;
     this.#bgpRequest = request;
-    void this.#bgp.update(settings, routerId, prefixes).then((ok) => {
+    void this.#bgp.update(wanted.settings, wanted.routerId, [...wanted.prefixes]).then((ok) => {
       // Tried again a second later (FRR slow to start, a vtysh refused).
       if (!ok) setTimeout(() => (this.#bgpRequest = ''), 1000).unref();
     });
@@ -536,110 +496,47 @@ export class Agent {
     for (const rule of ALARM_RULES) this.alarms.reconcile(rule.code, rule.wanted(inputs));
   }
 
-  /**
-   * The engine's counters, with per-server opened/active taken from the data path where the
-   * kernel, not the engine, sees the connections.
-   */
   #counters(): EngineCounters | null {
-    const counters = this.#engine?.counters() ?? null;
-    const { servers: kernel, refused: refusals } = this.#dataPlane.counts();
-    const document = this.#document;
-    if (!counters || !kernel || !document) return counters;
-    return {
-      ...counters,
-      targetSets: counters.targetSets.map((ts) => {
-        const config = document.config.targetSets.find((t) => t.number === ts.number);
-        const tsas = [config?.primary.address, config?.secondary?.address].filter(Boolean);
-        const refusedByKernel = refusals?.get(ts.number) ?? 0;
-        return {
-          ...ts,
-          refused: { ...ts.refused, 'no-server': ts.refused['no-server'] + refusedByKernel },
-          servers: ts.servers.map((s) => {
-            const row = config?.servers.find((r) => r.address === s.address);
-            const addresses = [row?.address, row?.secondaryAddress].filter(Boolean);
-            let opened = 0;
-            let active = 0;
-            for (const tsa of tsas) {
-              for (const address of addresses) {
-                const c = kernel.get(`${tsa}|${address}`);
-                opened += c?.opened ?? 0;
-                active += c?.active ?? 0;
-              }
-            }
-            return { ...s, opened, active };
-          }),
-        };
-      }),
-    };
+    return countersView(this.#engine?.counters() ?? null, this.#dataPlane.counts(), this.#document);
   }
 
   status(): AgentStatus {
+    const counts = this.#dataPlane.counts();
     const now = monotonic();
-    const document = this.#document;
-    const engineStatus: EngineStatus | null = this.#engine?.status(now) ?? null;
-    const liveCounters = this.#dataPlane.counts().servers ? this.#counters() : null;
-    const wall = (t: number) => new Date(Date.now() - (now - t)).toISOString();
-    return {
+    return statusView({
       slot: this.slot,
       boot: this.boot,
-      revision: document?.revision ?? null,
-      sha256: document?.sha256 ?? null,
+      document: this.#document,
       appliedAt: this.#appliedAt,
-      dataplane: this.#dataPlane.kind,
-      forwards: [...this.#dataPlane.protocols],
+      dataPath: {
+        kind: this.#dataPlane.kind,
+        forwards: this.#dataPlane.protocols,
+        listening: this.#dataPlane.listening().map((l) => formatHostPort(l.tsa, l.port)),
+        counts,
+      },
       activeActive: Boolean(this.#bgp),
       mate: {
         slot: this.mate,
         alive: this.#mate.alive,
-        lastHeardAt: this.#mate.boot ? wall(this.#mate.heardAt) : null,
+        heardAt: this.#mate.boot ? this.#mate.heardAt : null,
       },
-      owned: [...this.#owned.values()].map((r) => ({
-        tsa: r.address,
-        targetSet: r.targetSet,
-        role: r.activeActive || r.active === this.slot ? ('active' as const) : ('standby' as const),
-      })),
-      listening: this.#dataPlane.listening().map((l) => formatHostPort(l.tsa, l.port)),
-      connections: this.#dataPlane.counts().connections,
-      targetSets: (engineStatus?.targetSets ?? []).map((ts) => {
-        const config = document?.config.targetSets.find((t) => t.number === ts.number);
-        return {
-          number: ts.number,
-          disabled: ts.disabled,
-          algorithm: ts.algorithm,
-          activeBindings: { available: ts.activeBindings, total: ts.servers.length },
-          notForwarded: (['tcp', 'sctp'] as const).filter(
-            (p) =>
-              config &&
-              (config.protocols === p || config.protocols === 'both') &&
-              !this.#dataPlane.protocols.includes(p),
-          ),
-          servers: ts.servers.map((s) => ({
-            address: s.address,
-            state: s.state,
-            since: Number.isFinite(s.since) ? wall(s.since) : null,
-            weight: s.weight,
-            load: s.load,
-            newPerSecond: s.recent,
-            active:
-              liveCounters?.targetSets
-                .find((c) => c.number === ts.number)
-                ?.servers.find((c) => c.address === s.address)?.active ?? s.active,
-          })),
-        };
-      }),
+      owned: [...this.#owned.values()],
+      engine: this.#engine?.status(now) ?? null,
+      liveCounters: counts.servers ? this.#counters() : null,
       monitoring: this.#monitor.watching(),
       alarms: this.alarms.active(),
       alarmHistory: this.alarms.history().slice(-50),
-      counters: {
+      counts: {
         configApplies: this.counts.configApplies,
         configRejects: this.counts.configRejects,
         failovers: this.counts.failovers,
         heartbeats: sum(this.counts.heartbeats),
         malformedHeartbeats: sum(this.counts.malformedHeartbeats),
-        mateFlows: this.#dataPlane.counts().mateFlows,
       },
       bgp: this.#bgp?.status() ?? null,
-    };
+      now,
+      wallNow: Date.now(),
+    });
   }
 
   /** SIGTERM: stop accepting, let open connections finish for a bounded time, close everything. */

@@ -1,5 +1,6 @@
-import { activeActiveGroupOf, inStasis, type EngineStatus } from '@ipfe/engine';
+import { inStasis, type EngineStatus } from '@ipfe/engine';
 import {
+  activeActiveGroupOf,
   formatHostPort,
   type AgentBgpStatus,
   type ConfigDocument,
@@ -7,7 +8,6 @@ import {
   type ForwardedProtocol,
   type IpfeSlot,
 } from '@ipfe/schema';
-import { bgpSettingsOf } from './frr-config.ts';
 import { notForwarded, protocolsOf } from './protocols.ts';
 
 /**
@@ -76,7 +76,7 @@ function ownedServers({ status, ownedSets }: AlarmInputs) {
 function activeActiveFailure(inputs: AlarmInputs): string | null {
   if (!inputs.bgp)
     return `only the direct data path serves it (this node runs the ${inputs.dataPath} path)`;
-  if (!bgpSettingsOf(inputs.document.config.options)) return 'Options › BGP is not configured';
+  if (!inputs.document.config.options.bgp) return 'Options › BGP is not configured';
   return inputs.bgp.failure;
 }
 

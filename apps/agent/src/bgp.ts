@@ -3,10 +3,10 @@ import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { AgentBgpStatus } from '@ipfe/schema';
+import type { AgentBgpStatus, Bgp } from '@ipfe/schema';
 import type { Logger } from 'pino';
 import type { ExitGuard } from './exit-guard.ts';
-import { announceCommands, renderFrrConfig, sessionsOf, type BgpSettings } from './frr-config.ts';
+import { announceCommands, renderFrrConfig, sessionsOf } from './frr-config.ts';
 
 const run = promisify(execFile);
 
@@ -58,7 +58,7 @@ export function frrInstalled(): boolean {
 export class BgpSpeaker {
   readonly #dir: string;
   readonly #pathspace: string;
-  #settings: BgpSettings | null = null;
+  #settings: Bgp | null = null;
   #routerId: string | null = null;
   #signature = '';
   #children: ChildProcess[] = [];
@@ -107,7 +107,7 @@ export class BgpSpeaker {
    * speaker). Calls are queued, one at a time; false when it did not succeed.
    */
   update(
-    settings: BgpSettings | null,
+    settings: Bgp | null,
     routerId: string | null,
     prefixes: readonly string[],
   ): Promise<boolean> {
@@ -124,11 +124,7 @@ export class BgpSpeaker {
     return done;
   }
 
-  async #update(
-    settings: BgpSettings | null,
-    routerId: string | null,
-    prefixes: readonly string[],
-  ) {
+  async #update(settings: Bgp | null, routerId: string | null, prefixes: readonly string[]) {
     const wanted = new Set(settings ? prefixes : []);
     const signature = settings ? JSON.stringify({ settings, routerId }) : '';
     if (signature !== this.#signature) {
@@ -257,7 +253,7 @@ export class BgpSpeaker {
     return stdout;
   }
 
-  async #startDaemons(settings: BgpSettings, routerId: string | null, announced: Set<string>) {
+  async #startDaemons(settings: Bgp, routerId: string | null, announced: Set<string>) {
     // FRR's daemons run as its user: their folder (sockets, pid files, configuration, logs) is
     // its. The agent's state folder keeps a copy of the configuration to read.
     const runDir = this.#runDir;

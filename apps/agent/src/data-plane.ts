@@ -9,6 +9,7 @@ import type {
 } from '@ipfe/engine';
 import type { Logger } from 'pino';
 import type { DataPath } from '@ipfe/schema';
+import type { ByServer } from './by-server.ts';
 import type { SharedFlow } from './mate-link.ts';
 
 export interface Listener {
@@ -20,8 +21,8 @@ export interface Listener {
 /** What a data path counts itself, where the engine does not see the connections. */
 export interface DataPathCounts {
   connections: number;
-  /** Per "TSA|server address": open connections now, and connections seen since the start. */
-  servers: Map<string, { active: number; opened: number }> | null;
+  /** Per planned server: open connections now, and connections seen since the start. */
+  servers: ByServer<{ active: number; opened: number }> | null;
   /** New connections refused per Target Set. */
   refused: Map<number, number> | null;
   /** The mate's connections this node knows of, where the data path learns them itself. */

@@ -13,6 +13,7 @@ import {
 } from './direct-nft-script.ts';
 import { activeOf, countersOf, recordsOf } from './direct-reads.ts';
 import type { ExitGuard } from './exit-guard.ts';
+import { ByServer } from './by-server.ts';
 import { FlowSharing } from './flow-sharing.ts';
 import type { SharedFlow } from './mate-link.ts';
 import { listSets, nextReadAt, type NftSetElement } from './nft.ts';
@@ -79,8 +80,8 @@ export class DirectDataPlane implements DataPlane {
   #nextRecords = 0;
   #reader: NodeJS.Timeout | null = null;
   #reading = false;
-  #active = new Map<string, number>();
-  #opened = new Map<string, number>();
+  #active = new ByServer<number>();
+  #opened = new ByServer<number>();
   #refused = new Map<number, number>();
   #connections = 0;
   readonly #flows = new FlowSharing();
@@ -226,9 +227,10 @@ export class DirectDataPlane implements DataPlane {
   }
 
   counts(): DataPathCounts {
-    const servers = new Map<string, { active: number; opened: number }>();
-    for (const [key, opened] of this.#opened)
-      servers.set(key, { active: this.#active.get(key) ?? 0, opened });
+    const servers = this.#opened.map((opened, tsa, server) => ({
+      active: this.#active.get(tsa, server) ?? 0,
+      opened,
+    }));
     return {
       connections: this.#connections,
       servers,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   EMPTY_TABLE,
+  mapUpdate,
   renderDirectScript,
   withServerIds,
   type DirectScriptInput,
@@ -145,7 +146,7 @@ describe('the direct path’s nft script', () => {
     ]);
   });
 
-  it('sends a bucket map again only when it changed, and removes what the last plan had', () => {
+  it('sends of a bucket map only the buckets that changed, and removes what the last plan had', () => {
     const first = render(plan([tsa('192.0.2.1'), tsa('192.0.2.2')]));
     const sent = (script: string) => having(script, 'add element netdev ipfe_a1 b');
     expect(sent(first.script)).toHaveLength(2);
@@ -161,10 +162,15 @@ describe('the direct path’s nft script', () => {
     const changed = render(plan([tsa('192.0.2.1', { newConnections: table(1, 1, 0) })]), {
       previous: first.state,
     });
-    // Its new-connection table changed (b1), its weight table is a map of its own now (b2).
+    // Its new-connection table changed in bucket 0 (b1); its weight table is a map of its own
+    // now (b2), sent whole.
     expect(sent(changed.script)).toEqual([
-      'add element netdev ipfe_a1 b1_192_0_2_1 { 0 : 2, 1 : 2, 2 : 1 }',
+      'add element netdev ipfe_a1 b1_192_0_2_1 { 0 : 2 }',
       'add element netdev ipfe_a1 b2_192_0_2_1 { 0 : 1, 1 : 2, 2 : 1 }',
+    ]);
+    expect(having(changed.script, 'element netdev ipfe_a1 b1_')).toEqual([
+      'delete element netdev ipfe_a1 b1_192_0_2_1 { 0 }',
+      'add element netdev ipfe_a1 b1_192_0_2_1 { 0 : 2 }',
     ]);
     expect(having(changed.script, 'delete ')).toEqual(
       expect.arrayContaining([
@@ -173,5 +179,37 @@ describe('the direct path’s nft script', () => {
         'delete chain netdev ipfe_a1 svc_192_0_2_2',
       ]),
     );
+  });
+});
+
+describe('a bucket map’s update', () => {
+  const m = 'netdev ipfe_a1 b1_x';
+  it.each([
+    {
+      case: 'nothing held yet: every bucket, the map flushed first',
+      before: undefined,
+      after: ['1', '2', '1'],
+      expected: [`flush map ${m}`, `add element ${m} { 0 : 1, 1 : 2, 2 : 1 }`],
+    },
+    {
+      case: 'the same buckets: nothing',
+      before: ['1', '2', '1'],
+      after: ['1', '2', '1'],
+      expected: [],
+    },
+    {
+      case: 'two buckets moved: those two, deleted then added',
+      before: ['1', '2', '1', '2'],
+      after: ['1', '3', '1', '3'],
+      expected: [`delete element ${m} { 1, 3 }`, `add element ${m} { 1 : 3, 3 : 3 }`],
+    },
+    {
+      case: 'a table of another size: every bucket again',
+      before: ['1', '2'],
+      after: ['1', '2', '1'],
+      expected: [`flush map ${m}`, `add element ${m} { 0 : 1, 1 : 2, 2 : 1 }`],
+    },
+  ])('$case', ({ before, after, expected }) => {
+    expect(mapUpdate(m, before, after)).toEqual(expected);
   });
 });

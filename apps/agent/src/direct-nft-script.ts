@@ -1,5 +1,5 @@
 import type { Adoption, ForwardingPlan, MaglevTable, PlannedTsa } from '@ipfe/engine';
-import { bucketElements, nftId } from './nft.ts';
+import { bucketElements, bucketValues, nftId } from './nft.ts';
 
 /** Flow records a TSA may hold (an nft set's bound; a full set records no more, it forwards on). */
 export const RECORDS_PER_TSA = 1_048_576;
@@ -40,8 +40,8 @@ export interface DirectTableState {
   readonly chains: ReadonlySet<string>;
   readonly maps: ReadonlySet<string>;
   readonly sets: ReadonlySet<string>;
-  /** What each bucket map holds (its elements' text); a map not listed is sent whole. */
-  readonly mapContents: ReadonlyMap<string, string>;
+  /** What each bucket map holds (each bucket's server id); a map not listed is sent whole. */
+  readonly mapContents: ReadonlyMap<string, readonly string[]>;
 }
 
 export const EMPTY_TABLE: DirectTableState = {
@@ -106,7 +106,7 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
   const previous = input.previous;
   const chains = new Set<string>();
   const maps = new Set<string>();
-  const mapContents = new Map<string, string>();
+  const mapContents = new Map<string, readonly string[]>();
   const sets = new Set<string>();
   const sid = (address: string) => {
     const id = input.serverIds.get(address);
@@ -126,9 +126,9 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
     declarations.push(`add chain ${t} ${name}`, `flush chain ${t} ${name}`);
   };
   // One named map per distinct table of a TSA (Hash's new-connection and weight tables are one
-  // table), bucket → server id; its 65,537 elements are sent again only when the table or its
-  // servers changed. Integers, not verdicts: nft validates every jump a verdict map holds, and a
-  // change of weights took seconds to load.
+  // table), bucket → server id; of its 65,537 elements only the buckets that changed are sent
+  // (katran's Vip.h hands back the changed ring positions alike). Integers, not verdicts: nft
+  // validates every jump a verdict map holds, and a change of weights took seconds to load.
   const mapNames = new Map<MaglevTable, string>();
   const bucketMap = (id: string, table: MaglevTable, targets: string[]) => {
     let name = mapNames.get(table);
@@ -139,10 +139,9 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
       // `type mark : mark`, looked up by the mark: nft 1.0.6 cannot list a `typeof jhash` map
       // (it segfaults, and `nft list ruleset` with it).
       declarations.push(`add map ${t} ${name} { type mark : mark; }`);
-      const content = bucketElements(table, targets);
-      mapContents.set(name, content);
-      if (previous.mapContents.get(name) !== content)
-        elements.push(`flush map ${t} ${name}`, `add element ${t} ${name} { ${content} }`);
+      const buckets = bucketValues(table, targets);
+      mapContents.set(name, buckets);
+      elements.push(...mapUpdate(`${t} ${name}`, previous.mapContents.get(name), buckets));
     }
     return { name, modulus: `mod ${table.size} seed ${input.hashSeed}` };
   };
@@ -295,6 +294,29 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
   for (const name of previous.maps) if (!maps.has(name)) head.push(`flush map ${t} ${name}`);
   const script = [...head, ...declarations, ...elements, ...rules, ...tail].join('\n') + '\n';
   return { script, state: { chains, maps, sets, mapContents } };
+}
+
+/**
+ * What a bucket map needs to hold `after`: nothing when it holds that already; only the buckets
+ * that changed (deleted, then added with their new server, in the same transaction) when it holds
+ * a table of the same size; else every bucket, the map flushed first.
+ */
+export function mapUpdate(
+  map: string,
+  before: readonly string[] | undefined,
+  after: readonly string[],
+): string[] {
+  if (!before || before.length !== after.length)
+    return [`flush map ${map}`, `add element ${map} { ${bucketElements(after)} }`];
+  if (before === after) return [];
+  const changed: number[] = [];
+  for (let bucket = 0; bucket < after.length; bucket++)
+    if (before[bucket] !== after[bucket]) changed.push(bucket);
+  if (changed.length === 0) return [];
+  return [
+    `delete element ${map} { ${changed.join(', ')} }`,
+    `add element ${map} { ${bucketElements(after, changed)} }`,
+  ];
 }
 
 /** The mate's records of a TSA as set elements, a thousand a line, by record set. */

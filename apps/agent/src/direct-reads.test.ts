@@ -38,10 +38,10 @@ describe('the direct path’s reads', () => {
       ['opened6', [{ val: { concat: ['2001:db8::1', 3] }, counter: { packets: 1, bytes: 0 } }]],
     ]);
     const counters = countersOf(p, ids, listed);
-    expect([...counters.opened]).toEqual([
-      ['192.0.2.1|10.1.0.1', 5],
-      ['192.0.2.1|10.1.0.2', 4],
-      ['2001:db8::1|10.1.0.2', 1],
+    expect([...counters.opened.entries()]).toEqual([
+      ['192.0.2.1', '10.1.0.1', 5],
+      ['192.0.2.1', '10.1.0.2', 4],
+      ['2001:db8::1', '10.1.0.2', 1],
     ]);
     expect([...counters.refused]).toEqual([[1, 5]]);
     expect([...counters.bytesIn]).toEqual([['192.0.2.1', 900]]);
@@ -70,10 +70,10 @@ describe('the direct path’s reads', () => {
     ]);
     expect(records.get('2001:db8::1')?.map((r) => r.server)).toEqual(['2001:db8:2::2']);
     const { active, connections } = activeOf(p, records);
-    expect([...active]).toEqual([
-      ['192.0.2.1|10.1.0.1', 1],
-      ['192.0.2.1|10.1.0.2', 0],
-      ['2001:db8::1|10.1.0.2', 1],
+    expect([...active.entries()]).toEqual([
+      ['192.0.2.1', '10.1.0.1', 1],
+      ['192.0.2.1', '10.1.0.2', 0],
+      ['2001:db8::1', '10.1.0.2', 1],
     ]);
     expect(connections).toBe(2);
   });

@@ -1,13 +1,14 @@
 import type { ForwardingPlan } from '@ipfe/engine';
 import { canonicalIp } from '@ipfe/schema';
 import { COUNTED, recordSetOf } from './direct-nft-script.ts';
+import { ByServer } from './by-server.ts';
 import type { FlowRecord } from './flow-sharing.ts';
 import type { NftSetElement } from './nft.ts';
 
 /** The counters of the direct path's table, from its listed counted sets. */
 export interface DirectCounters {
-  /** New connections per "TSA|server" (the plan's identity, PlannedServer.server). */
-  opened: Map<string, number>;
+  /** New connections per planned server. */
+  opened: ByServer<number>;
   /** New connections refused per Target Set. */
   refused: Map<number, number>;
   /** Bytes in (client to server) per TSA, where its set lists them. */
@@ -29,7 +30,7 @@ export function countersOf(
     }
     return counters.get(keyOf(key.length === 1 ? key[0] : { concat: key }));
   };
-  const opened = new Map<string, number>();
+  const opened = new ByServer<number>();
   const refused = new Map<number, number>();
   const bytesIn = new Map<string, number>();
   for (const p of plan.tsas) {
@@ -42,7 +43,7 @@ export function countersOf(
     if (bytes !== undefined) bytesIn.set(p.tsa, bytes);
     for (const s of p.servers) {
       const sid = serverIds.get(s.address) ?? 0;
-      opened.set(`${p.tsa}|${s.server}`, counter(COUNTED.opened[family], p.tsa, sid)?.packets ?? 0);
+      opened.set(p.tsa, s.server, counter(COUNTED.opened[family], p.tsa, sid)?.packets ?? 0);
     }
   }
   return { opened, refused, bytesIn };
@@ -76,18 +77,18 @@ export function recordsOf(
   return byTsa;
 }
 
-/** Open flows per "TSA|server" (the plan's identity), and in all, from the records. */
+/** Open flows per planned server, and in all, from the records. */
 export function activeOf(
   plan: ForwardingPlan,
   recordsByTsa: ReadonlyMap<string, readonly FlowRecord[]>,
-): { active: Map<string, number>; connections: number } {
-  const active = new Map<string, number>();
+): { active: ByServer<number>; connections: number } {
+  const active = new ByServer<number>();
   let connections = 0;
   for (const p of plan.tsas) {
     const records = recordsByTsa.get(p.tsa) ?? [];
     for (const s of p.servers) {
       const n = records.filter((r) => r.server === s.address).length;
-      active.set(`${p.tsa}|${s.server}`, n);
+      active.set(p.tsa, s.server, n);
       connections += n;
     }
   }

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
+import { DATA_PATH_TRAITS, DATA_PATHS, type DataPath } from './data-paths.ts';
 
-export const USAGE =
-  'usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane userspace|kernel|direct] [--sync-conntrack]';
+export const USAGE = `usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane ${DATA_PATHS.join('|')}] [--sync-conntrack]`;
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -14,7 +14,7 @@ export interface AgentFlags {
   relayPort: number;
   tls: { cert: string; key: string } | null;
   manageAddresses: string | null;
-  dataplane: 'userspace' | 'kernel' | 'direct';
+  dataplane: DataPath;
   syncConntrack: boolean;
 }
 
@@ -35,8 +35,8 @@ const flagsSchema = z.object({
     .string({ error: '--state-dir is required' })
     .min(1, { error: '--state-dir is required' }),
   dataplane: z
-    .enum(['userspace', 'kernel', 'direct'], {
-      error: '--dataplane must be userspace, kernel or direct',
+    .enum(DATA_PATHS, {
+      error: `--dataplane must be ${DATA_PATHS.slice(0, -1).join(', ')} or ${DATA_PATHS.at(-1)}`,
     })
     .default('userspace'),
   'relay-port': z
@@ -113,15 +113,16 @@ export function readFlags(
       }
     }
   }
-  if (
-    values['sync-conntrack'] === true &&
-    (typeof values['manage-addresses'] !== 'string' || values.dataplane !== 'kernel')
-  ) {
-    problems.push('--sync-conntrack needs --dataplane kernel and --manage-addresses DEV');
+  const dataplane = parsed.success ? parsed.data.dataplane : null;
+  const traits = dataplane ? DATA_PATH_TRAITS[dataplane] : null;
+  const hasDevice = typeof values['manage-addresses'] === 'string';
+  if (values['sync-conntrack'] === true && (!hasDevice || !traits?.conntrackSync)) {
+    const paths = DATA_PATHS.filter((p) => DATA_PATH_TRAITS[p].conntrackSync).join(' or ');
+    problems.push(`--sync-conntrack needs --dataplane ${paths} and --manage-addresses DEV`);
   }
-  if (values.dataplane === 'direct' && typeof values['manage-addresses'] !== 'string') {
+  if (traits?.needsDevice && !hasDevice) {
     problems.push(
-      '--dataplane direct needs --manage-addresses DEV (the XSI interface it forwards on)',
+      `--dataplane ${dataplane} needs --manage-addresses DEV (the XSI interface it forwards on)`,
     );
   }
   if (problems.length > 0 || !parsed.success || token === undefined) return { problems };

@@ -1,42 +1,6 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import { BFD_INTERVAL_MS, BFD_MULTIPLIER, type AgentBgpStatus } from '@ipfe/schema';
-
-/** Options › BGP (decision 018), as the agent reads it (older documents have none). */
-export interface BgpSettings {
-  readonly asn: number;
-  readonly peers: readonly { readonly address: string; readonly asn: number }[];
-  readonly bfdIntervalMs: number;
-  readonly bfdMultiplier: number;
-}
-
-/** The configuration's `options.bgp`, read defensively: null when absent or malformed. */
-export function bgpSettingsOf(options: object | undefined): BgpSettings | null {
-  const bgp = (options as { bgp?: unknown } | undefined)?.bgp;
-  if (!bgp || typeof bgp !== 'object') return null;
-  const { asn, peers, bfdIntervalMs, bfdMultiplier } = bgp as Record<string, unknown>;
-  const isAsn = (n: unknown): n is number =>
-    Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 4294967295;
-  if (!isAsn(asn) || !Array.isArray(peers) || peers.length === 0) return null;
-  const valid = peers.filter(
-    (p): p is { address: string; asn: number } =>
-      typeof p === 'object' &&
-      p !== null &&
-      net.isIP(String((p as { address?: unknown }).address)) !== 0 &&
-      isAsn((p as { asn?: unknown }).asn),
-  );
-  if (valid.length !== peers.length) return null;
-  return {
-    asn,
-    peers: valid.map((p) => ({ address: p.address, asn: p.asn })),
-    bfdIntervalMs: Number.isInteger(bfdIntervalMs)
-      ? (bfdIntervalMs as number)
-      : BFD_INTERVAL_MS.default,
-    bfdMultiplier: Number.isInteger(bfdMultiplier)
-      ? (bfdMultiplier as number)
-      : BFD_MULTIPLIER.default,
-  };
-}
+import type { AgentBgpStatus, Bgp } from '@ipfe/schema';
 
 /** A TSA's prefix as announced: a host route. */
 export function prefixOf(tsa: string): string {
@@ -74,7 +38,7 @@ export interface FrrConfigs {
  * configuration mode at its `exit`, losing the rest.
  */
 export function renderFrrConfig(
-  bgp: BgpSettings,
+  bgp: Bgp,
   options: { hostname: string; routerId: string | null; announced: readonly string[] },
 ): FrrConfigs {
   const head = ['frr defaults datacenter', `hostname ${options.hostname}`, '!'];

@@ -1,5 +1,6 @@
 import type { ForwardingPlan } from '@ipfe/engine';
 import type { Logger } from 'pino';
+import { ByServer } from './by-server.ts';
 import type { ConntrackSync } from './conntrack-sync.ts';
 import type { DataPathCounts, DataPlane, ServeChange } from './data-plane.ts';
 import { listenersOf } from './data-plane.ts';
@@ -53,8 +54,8 @@ export class KernelDataPlane implements DataPlane {
   #states = new Map<string, string>();
   #connections = 0;
   /** Open flows per "TSA|server", from conntrack; and flows seen so far, for `opened`. */
-  #flows = new Map<string, Set<string>>();
-  #opened = new Map<string, number>();
+  #flows = new ByServer<Set<string>>();
+  #opened = new ByServer<number>();
   #nextCount = 0;
   #refused = new Map<number, number>();
   /** "TSA|address" pairs the applied configuration forwards, and its revision. */
@@ -112,20 +113,19 @@ export class KernelDataPlane implements DataPlane {
 
   /** Open connections per TSA and server, read from conntrack (the kernel path's counters). */
   async #countFlows(plan: ForwardingPlan) {
-    const next = new Map<string, Set<string>>();
-    const serverOf = serversByAddress(plan);
+    const next = new ByServer<Set<string>>();
     let total = 0;
     for (const tsa of this.#servedTsas()) {
       const { stdout } = await run('conntrack', ['-L', '-p', 'tcp', '--orig-dst', tsa], {
         maxBuffer: 256 * 1024 * 1024,
       }).catch(() => ({ stdout: '' }));
-      for (const { key, flow } of conntrackFlows(tsa, stdout, serverOf)) {
-        let set = next.get(key);
-        if (!set) next.set(key, (set = new Set()));
+      for (const { server, flow } of conntrackFlows(tsa, stdout, serversByAddress(plan, tsa))) {
+        let set = next.get(tsa, server);
+        if (!set) next.set(tsa, server, (set = new Set()));
         set.add(flow);
         total++;
-        if (!this.#flows.get(key)?.has(flow))
-          this.#opened.set(key, (this.#opened.get(key) ?? 0) + 1);
+        if (!this.#flows.get(tsa, server)?.has(flow))
+          this.#opened.set(tsa, server, (this.#opened.get(tsa, server) ?? 0) + 1);
       }
     }
     this.#flows = next;
@@ -160,9 +160,10 @@ export class KernelDataPlane implements DataPlane {
 
   /** Connections in conntrack, per "TSA|server"; refusals per Target Set since the start. */
   counts(): DataPathCounts {
-    const servers = new Map<string, { active: number; opened: number }>();
-    for (const [key, opened] of this.#opened)
-      servers.set(key, { active: this.#flows.get(key)?.size ?? 0, opened });
+    const servers = this.#opened.map((opened, tsa, server) => ({
+      active: this.#flows.get(tsa, server)?.size ?? 0,
+      opened,
+    }));
     return { connections: this.#connections, servers, refused: this.#refused };
   }
 

@@ -107,9 +107,9 @@ describe('the kernel path’s nft script', () => {
       'tcp 6 10 CLOSE src=198.18.0.3 dst=192.0.2.101 sport=4002 dport=80 src=10.2.0.1 dst=198.18.0.3 sport=80 dport=4002',
       'tcp 6 431999 ESTABLISHED src=198.18.0.4 dst=192.0.2.101 sport=4003 dport=80 src=10.9.9.9 dst=198.18.0.4 sport=80 dport=4003',
     ].join('\n');
-    expect(conntrackFlows('192.0.2.101', listing, serversByAddress(p))).toEqual([
-      { key: '192.0.2.101|10.1.0.1', flow: '198.18.0.1:4000' },
-      { key: '192.0.2.101|10.9.9.9', flow: '198.18.0.4:4003' },
+    expect(conntrackFlows('192.0.2.101', listing, serversByAddress(p, '192.0.2.101'))).toEqual([
+      { server: '10.1.0.1', flow: '198.18.0.1:4000' },
+      { server: '10.9.9.9', flow: '198.18.0.4:4003' },
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { ForwardingPlan, PlannedTsa } from '@ipfe/engine';
-import { bucketElements, nftId } from './nft.ts';
+import { bucketElements, bucketValues, nftId } from './nft.ts';
 
 export interface KernelScriptOptions {
   /** The agent's own table (`ipfe_<slot>`, family inet). */
@@ -73,8 +73,10 @@ function rulesOf(t: string, p: PlannedTsa, reject: string, hashSeed: number): st
     return lines;
   }
   const map = bucketElements(
-    table,
-    p.servers.map((s) => s.address),
+    bucketValues(
+      table,
+      p.servers.map((s) => s.address),
+    ),
   );
   lines.push(
     `add rule ${t} to_servers ${match} ct state new counter dnat ${ipx} to jhash ${ipx} saddr . tcp sport mod ${table.size} seed ${hashSeed} map { ${map} }`,
@@ -126,29 +128,31 @@ export function serversDropped(
 }
 
 /**
- * The open connections of a conntrack listing of one TSA, each keyed "TSA|server" by the plan's
- * identity (PlannedServer.server; the reply source is where its packets go, PlannedServer.address)
+ * The open connections of a conntrack listing of one TSA, each with its server's identity in the
+ * plan (PlannedServer.server; the reply source is where its packets go, PlannedServer.address)
  * and named "source:port". TIME_WAIT and CLOSE entries are not open.
  */
 export function conntrackFlows(
   tsa: string,
   listing: string,
   serverOf: ReadonlyMap<string, string>,
-): { key: string; flow: string }[] {
-  const flows: { key: string; flow: string }[] = [];
+): { server: string; flow: string }[] {
+  const flows: { server: string; flow: string }[] = [];
   for (const line of listing.split('\n')) {
     const fields = [...line.matchAll(/(src|sport)=(\S+)/g)].map((m) => m[2]!);
     // Original src, sport, then the reply's src (the server) and sport.
     if (fields.length < 4 || line.includes('TIME_WAIT') || line.includes('CLOSE')) continue;
-    const server = serverOf.get(`${tsa}|${fields[2]}`) ?? fields[2];
-    flows.push({ key: `${tsa}|${server}`, flow: `${fields[0]}:${fields[1]}` });
+    const server = serverOf.get(fields[2]!) ?? fields[2]!;
+    flows.push({ server, flow: `${fields[0]}:${fields[1]}` });
   }
   return flows;
 }
 
-/** The plan's identity of a server by where its packets go: "TSA|address" → server. */
-export function serversByAddress(plan: ForwardingPlan): Map<string, string> {
+/** The plan's identity of each server of a TSA by where its packets go: address → server. */
+export function serversByAddress(plan: ForwardingPlan, tsa: string): Map<string, string> {
   return new Map(
-    plan.tsas.flatMap((p) => p.servers.map((s) => [`${p.tsa}|${s.address}`, s.server] as const)),
+    plan.tsas
+      .filter((p) => p.tsa === tsa)
+      .flatMap((p) => p.servers.map((s) => [s.address, s.server] as const)),
   );
 }

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { Agent } from './agent.ts';
 import { buildControlServer } from './control-server.ts';
+import { DATA_PATH_TRAITS } from './data-paths.ts';
 import { kernelUnavailable } from './nft.ts';
 import { readFlags, USAGE } from './flags.ts';
 
@@ -19,8 +20,9 @@ async function main() {
     base: { slot: flags.slot },
   });
   let dataplane = flags.dataplane;
-  if (dataplane !== 'userspace') {
-    const reason = await kernelUnavailable(dataplane === 'kernel' ? ['nft', 'conntrack'] : ['nft']);
+  const { tools } = DATA_PATH_TRAITS[dataplane];
+  if (tools.length > 0) {
+    const reason = await kernelUnavailable(tools);
     if (reason) {
       log.warn({ reason, dataplane }, 'kernel data path unavailable: forwarding in user space');
       dataplane = 'userspace';
@@ -29,7 +31,7 @@ async function main() {
   log.info({ dataplane }, 'data path');
   const agent = new Agent({
     dataplane,
-    syncConntrack: flags.syncConntrack && dataplane === 'kernel',
+    syncConntrack: flags.syncConntrack && DATA_PATH_TRAITS[dataplane].conntrackSync,
     slot: flags.slot,
     stateDir: flags.stateDir,
     token: flags.token,

@@ -121,28 +121,33 @@ const elementOf = (e: unknown): NftSetElement =>
     ? (e as { elem: NftSetElement }).elem
     : { val: e };
 
-const mapTexts = new WeakMap<MaglevTable, Map<string, string>>();
+const mapValues = new WeakMap<MaglevTable, Map<string, readonly string[]>>();
 
 /**
- * A bucket table as nft map elements, `bucket : value-of-position`: cached per table and values,
- * since a Hash table has 65,537 entries and is rendered on every refresh.
+ * A bucket table as what each bucket maps to (`values[position]` of its entry): cached per table
+ * and values, since a Hash table has 65,537 entries and is rendered on every refresh.
  */
-export function bucketElements(
+export function bucketValues(
   table: MaglevTable,
   values: readonly string[],
   key = values.join(','),
-): string {
-  let byValues = mapTexts.get(table);
-  if (!byValues) mapTexts.set(table, (byValues = new Map()));
-  let text = byValues.get(key);
-  if (text === undefined) {
-    text = Array.from(table.entries, (position, bucket) => `${bucket} : ${values[position]}`).join(
-      ', ',
-    );
+): readonly string[] {
+  let byValues = mapValues.get(table);
+  if (!byValues) mapValues.set(table, (byValues = new Map()));
+  let buckets = byValues.get(key);
+  if (buckets === undefined) {
+    buckets = Array.from(table.entries, (position) => values[position] ?? '');
     if (byValues.size > 8) byValues.clear();
-    byValues.set(key, text);
+    byValues.set(key, buckets);
   }
-  return text;
+  return buckets;
+}
+
+/** Map elements `bucket : value`, of every bucket or of those listed. */
+export function bucketElements(buckets: readonly string[], only?: readonly number[]): string {
+  return (only ?? buckets.map((_, bucket) => bucket))
+    .map((bucket) => `${bucket} : ${buckets[bucket]}`)
+    .join(', ');
 }
 
 /**

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   announceCommands,
-  bgpSettingsOf,
   prefixOf,
   renderFrrConfig,
   routerIdOf,
@@ -65,15 +64,6 @@ describe("the agent's FRR configuration (issue 18)", () => {
       'exit-address-family',
       'exit',
     ]);
-  });
-
-  it('reads Options › BGP defensively: absent, null or malformed is no BGP', () => {
-    expect(bgpSettingsOf({})).toBeNull();
-    expect(bgpSettingsOf({ bgp: null })).toBeNull();
-    expect(bgpSettingsOf({ bgp: { asn: 0, peers: [{ address: '10.9.0.1', asn: 1 }] } })).toBeNull();
-    expect(bgpSettingsOf({ bgp: { asn: 1, peers: [{ address: 'router', asn: 1 }] } })).toBeNull();
-    expect(bgpSettingsOf({ bgp: { asn: 1, peers: [] } })).toBeNull();
-    expect(bgpSettingsOf({ bgp })).toEqual(bgp);
   });
 
   it("reads each peer's session and BFD state from FRR's JSON, in the configured order", () => {

@@ -2,7 +2,7 @@ import type { ConfigDocument, IpfeSlot } from '@ipfe/schema';
 import { describe, expect, it } from 'vitest';
 import { Engine } from './engine.ts';
 import { announcable } from './forwarding-plan.ts';
-import { activeActiveGroupOf, Ownership } from './ownership.ts';
+import { Ownership } from './ownership.ts';
 import { configDocument } from './testing.ts';
 
 const report = { mps: 0, mpsCapacity: 1000, connections: 0, connectionCapacity: 1000 };
@@ -40,22 +40,6 @@ describe('active-active ownership (issue 18)', () => {
     o.dead('A1', 5000);
     expect(o.servedBy('A1', 5000).map((r) => r.address)).toEqual([]);
     expect(o.servedBy('A2', 5000).map((r) => r.address)).toEqual(['192.0.2.1', '192.0.2.2']);
-  });
-
-  it('a Target Set without the fields, or with a group of fewer than two known IPFEs, is active/standby', () => {
-    expect(activeActiveGroupOf({})).toBeNull();
-    expect(
-      activeActiveGroupOf({ serving: 'activeStandby', activeActiveIpfes: ['A1', 'A2'] }),
-    ).toBeNull();
-    expect(
-      activeActiveGroupOf({ serving: 'activeActive', activeActiveIpfes: ['A1', 'Z9'] }),
-    ).toBeNull();
-    expect(
-      activeActiveGroupOf({ serving: 'activeActive', activeActiveIpfes: ['A1', 'A1'] }),
-    ).toBeNull();
-    expect(
-      activeActiveGroupOf({ serving: 'activeActive', activeActiveIpfes: ['B2', 'A1'] }),
-    ).toEqual(['B2', 'A1']);
   });
 });
 

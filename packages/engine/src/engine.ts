@@ -16,7 +16,7 @@ import { newIpWords, parseIp, parseIpv4 } from './ip.ts';
 import { chooseLeastLoaded } from './least-load.ts';
 import { buildMaglev, maglevLookup, type MaglevTable } from './maglev.ts';
 import { filterByPeerNodeGroup, NO_GROUP, PeerNodeGroups } from './peer-node.ts';
-import { activeActiveGroupOf } from './ownership.ts';
+import { activeActiveGroupOf } from '@ipfe/schema';
 import { RateWindow } from './rate-window.ts';
 import { IN_TABLE_BY_CODE, OWN_NEW_BY_CODE, STATE_CODE } from './server-state.ts';
 import { Server } from './server.ts';

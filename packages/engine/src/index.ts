@@ -27,7 +27,6 @@ export type {
   TargetSetStatus,
 } from './types.ts';
 export {
-  activeActiveGroupOf,
   announceOf,
   Ownership,
   PREEMPTION_HOLD_OFF_MS,

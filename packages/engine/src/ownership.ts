@@ -1,5 +1,5 @@
 import type { ConfigDocument, IpfeSlot } from '@ipfe/schema';
-import { IPFE_SLOTS } from '@ipfe/schema';
+import { activeActiveGroupOf, IPFE_SLOTS } from '@ipfe/schema';
 
 /**
  * Ownership and failover (SPEC §3.7): which IPFE serves each TSA address. A TSA is served by
@@ -157,17 +157,4 @@ export function tsaRolesOf(document: ConfigDocument): TsaRoles[] {
     if (ts.secondary) roles.push(rolesOf(ts.secondary));
     return roles;
   });
-}
-
-/**
- * The IPFEs of an active-active Target Set (`serving: 'activeActive'`, `activeActiveIpfes`), or
- * null. Read defensively: a document from before issue 18 has neither field, and a group of fewer
- * than two known slots is not active-active.
- */
-export function activeActiveGroupOf(ts: object): IpfeSlot[] | null {
-  const { serving, activeActiveIpfes } = ts as { serving?: unknown; activeActiveIpfes?: unknown };
-  if (serving !== 'activeActive' || !Array.isArray(activeActiveIpfes)) return null;
-  const known = new Set<string>(IPFE_SLOTS);
-  const group = [...new Set(activeActiveIpfes.filter((s): s is IpfeSlot => known.has(String(s))))];
-  return group.length >= 2 ? group : null;
 }

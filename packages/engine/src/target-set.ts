@@ -2,7 +2,8 @@ import type { DerivedTargetSet } from '@ipfe/schema';
 import { InitiatorRoutes, type PortRange } from './initiator-ports.ts';
 import { loadOf } from './least-load.ts';
 import type { MaglevTable } from './maglev.ts';
-import { activeActiveGroupOf, type Announce } from './ownership.ts';
+import { activeActiveGroupOf } from '@ipfe/schema';
+import type { Announce } from './ownership.ts';
 import type { Server } from './server.ts';
 import { OWN_NEW_ALLOW, OWN_NEW_BY_CODE, OWN_NEW_LAST_RESORT } from './server-state.ts';
 

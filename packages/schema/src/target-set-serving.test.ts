@@ -4,7 +4,7 @@ import { portRangeOfSlice } from './derive.ts';
 import { errorsOf as configErrors } from './issues.ts';
 import { issueText, MESSAGES } from './messages.ts';
 import { checkConfiguration } from './rules.ts';
-import { targetSetSchema } from './target-set.ts';
+import { activeActiveGroupOf, targetSetSchema } from './target-set.ts';
 import { fieldErrorsOf, type FieldError } from './zod-issues.ts';
 
 /** An active-active Target Set over IPFEs A1 and B1, balanced by Hash. */
@@ -35,6 +35,14 @@ describe('Serving: active/standby or active-active (decision 018)', () => {
     expect(parsed.serving).toBe('activeStandby');
     expect(parsed.activeActiveIpfes).toBeUndefined();
     expect(parsed.primary.activeIpfe).toBe('A1');
+  });
+
+  it('names the group of an active-active set, none of an active/standby one', () => {
+    expect(activeActiveGroupOf(targetSetSchema.parse(activeActive()))).toEqual(['A1', 'B1']);
+    const { serving, activeActiveIpfes, ...rest } = activeActive();
+    void serving;
+    void activeActiveIpfes;
+    expect(activeActiveGroupOf(targetSetSchema.parse(rest))).toBeNull();
   });
 
   it('takes an active-active set of 2 to 4 distinct IPFEs with Hash', () => {

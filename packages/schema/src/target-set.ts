@@ -141,6 +141,16 @@ type ServingFields = {
 };
 
 /**
+ * The IPFEs of an active-active Target Set, or null when it is served active/standby. The
+ * schema's rules make such a group 2–4 distinct slots (ACTIVE_ACTIVE_IPFES).
+ */
+export function activeActiveGroupOf(
+  ts: Pick<ServingFields, 'serving' | 'activeActiveIpfes'>,
+): readonly IpfeSlot[] | null {
+  return ts.serving === 'activeActive' ? (ts.activeActiveIpfes ?? null) : null;
+}
+
+/**
  * Whether a Target Set serves through IPFE `slot`: as its Active IPFE (primary or secondary), or
  * as one of its active-active group. Such a slot's address is read-only.
  */
