@@ -553,7 +553,7 @@ async function takeover(ctx: PartContext, dir: string, postgresUrl: string) {
     startAgent();
     const unreachable = async () =>
       (((await (await admin.get('/api/alarms')).json()) as AlarmsView).active ?? []).some(
-        (a) => a.slot === 'A1' && a.code === 5101,
+        (a) => a.slot === 'A1' && a.code === 5151,
       );
     await until('the agent reached', async () => !(await unreachable()), 60_000, 100);
     writer = startWriter(
@@ -573,7 +573,7 @@ async function takeover(ctx: PartContext, dir: string, postgresUrl: string) {
     let unsettled = 0;
     for (let t = 0; t < trials; t++) {
       const leader = (await until('exactly one leader', leaderOf, 30_000, 50)).i;
-      // An alarm on its way at the kill: the agent stopped (5101 raised) or started (cleared).
+      // An alarm on its way at the kill: the agent stopped (5151 raised) or started (cleared).
       const agentUp = agent !== null;
       if (agentUp) stopAgent();
       else startAgent();

@@ -225,7 +225,7 @@ test('an operator inserts a Target Set, both IPFEs run it, traffic follows the w
   await stop(agents.A1!, 'SIGKILL');
   await expect(tsPanel(page)).toContainText('Owner IPFE-A2', { timeout: 15_000 });
   await expect(tsPanel(page)).toContainText('standby serving (active IPFE-A1)');
-  await expect(ipfeRow(page, 'A2')).toContainText('5012 Mate Heartbeat Timeout');
+  await expect(ipfeRow(page, 'A2')).toContainText('5012 Signaling Interface Heartbeat Timeout');
   await expect(ipfeRow(page, 'A1')).toContainText('unreachable', { timeout: 10_000 });
   await expect(
     page.getByRole('link', { name: /1\/2 IPFEs in sync · IPFE A1 unreachable/ }),
@@ -235,20 +235,20 @@ test('an operator inserts a Target Set, both IPFEs run it, traffic follows the w
 
   await page.getByRole('link', { name: 'Alarms', exact: true }).click();
   const active = page.getByRole('table', { name: 'Active alarms' });
-  await expect(active.getByRole('row', { name: /5012 Mate Heartbeat Timeout/ })).toContainText(
-    'IPFE-A2',
-  );
-  await expect(active.getByRole('row', { name: /5101 IPFE Unreachable/ })).toContainText('IPFE-A1');
+  await expect(
+    active.getByRole('row', { name: /5012 Signaling Interface Heartbeat Timeout/ }),
+  ).toContainText('IPFE-A2');
+  await expect(active.getByRole('row', { name: /5151 IPFE Unreachable/ })).toContainText('IPFE-A1');
   await expectAccessible(page, 'the Alarms page with active alarms');
 
   // A1 comes back: the alarm clears (into the history), A1 is in sync and serves its TSA again.
   await startAgentAs('A1');
   await expect(active.getByRole('row', { name: /5012/ })).toHaveCount(0, { timeout: 15_000 });
-  await expect(active.getByRole('row', { name: /5101/ })).toHaveCount(0);
+  await expect(active.getByRole('row', { name: /5151/ })).toHaveCount(0);
   const history = page.getByRole('table', { name: 'Alarm history' });
   await expect(
     history
-      .getByRole('row', { name: /5012 Mate Heartbeat Timeout/ })
+      .getByRole('row', { name: /5012 Signaling Interface Heartbeat Timeout/ })
       .filter({ hasText: 'IPFE-A2' }),
   ).toHaveCount(1);
 
@@ -262,7 +262,7 @@ test('an operator inserts a Target Set, both IPFEs run it, traffic follows the w
   // Filtered by severity: the minor alarm stays, the major ones go from both lists.
   await page.getByLabel('Severity').selectOption('minor');
   await expect(active.getByRole('row', { name: /5005/ }).first()).toBeVisible();
-  await expect(history.getByRole('row', { name: /5012|5101/ })).toHaveCount(0);
+  await expect(history.getByRole('row', { name: /5012|5151/ })).toHaveCount(0);
   await expect(
     page.getByRole('main').getByRole('table').getByText('major', { exact: true }),
   ).toHaveCount(0);

@@ -10,6 +10,7 @@ import {
   type TsaRoles,
 } from '@ipfe/engine';
 import {
+  ALARM,
   formatHostPort,
   MATE_OF,
   type AgentStatus,
@@ -21,6 +22,12 @@ import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { ALARM_RULES, type AlarmInputs } from './alarm-rules.ts';
 import { Alarms, type Alarm } from './alarms.ts';
+import {
+  DEFAULT_HOST_THRESHOLDS,
+  HostWatch,
+  type HostReadings,
+  type HostThresholds,
+} from './host-resources.ts';
 import { ConfigStore } from './config-store.ts';
 import { judgePush, type PushOutcome } from './push-outcome.ts';
 import { UserspaceDataPlane, type DataPlane } from './data-plane.ts';
@@ -70,6 +77,8 @@ export interface AgentOptions {
   dataplane?: DataPath;
   /** Share conntrack state with the mate over `addressDevice` (kernel path). */
   syncConntrack?: boolean;
+  /** When the host's CPU, memory and state disk raise 5101–5103 (default DEFAULT_HOST_THRESHOLDS). */
+  hostThresholds?: HostThresholds;
 }
 
 const TICK_MS = 50;
@@ -105,6 +114,9 @@ export class Agent {
   #mateLink: MateLink;
   #relay: InitiatorRelay;
   #balance = new BalanceWatch();
+  readonly #hostWatch: HostWatch;
+  readonly #hostThresholds: HostThresholds;
+  #host: HostReadings | null = null;
   #addresses: AddressHolder | null = null;
   #conntrackSync: ConntrackSync | null = null;
   #guard: ExitGuard | null = null;
@@ -134,6 +146,8 @@ export class Agent {
       ),
     );
     this.#ownership = new Ownership(undefined, { holdOffMs: options.holdOffMs });
+    this.#hostWatch = new HostWatch(options.stateDir);
+    this.#hostThresholds = options.hostThresholds ?? DEFAULT_HOST_THRESHOLDS;
     this.#mate = initialMateLiveness(monotonic(), this.#ownership.holdOffMs);
     this.metrics = createMetrics({
       slot: this.slot,
@@ -286,7 +300,7 @@ export class Agent {
     const verdict = judgePush(this.#document, body);
     if (verdict.outcome === 'invalid') {
       this.counts.configRejects++;
-      this.alarms.raise(5100, verdict.message);
+      this.alarms.raise(ALARM.configurationRejected, verdict.message);
       this.log.warn({ fields: verdict.fields.slice(0, 5) }, 'configuration rejected');
       return verdict;
     }
@@ -318,7 +332,7 @@ export class Agent {
     this.#document = document;
     this.#appliedAt = new Date().toISOString();
     this.counts.configApplies++;
-    this.alarms.clear(5100);
+    this.alarms.clear(ALARM.configurationRejected);
     this.log.info(
       { revision: document.revision, sha256: document.sha256 },
       'configuration applied',
@@ -363,11 +377,14 @@ export class Agent {
           this.#dataPlane.flowSharing?.mateReset();
           break;
         case 'heard':
-          this.alarms.clear(5012);
+          this.alarms.clear(ALARM.signalingHeartbeatTimeout);
           break;
         case 'dead':
           this.#ownership.dead(this.mate, now);
-          this.alarms.raise(5012, `No beacon from IPFE ${this.mate} for ${action.timeoutMs} ms`);
+          this.alarms.raise(
+            ALARM.signalingHeartbeatTimeout,
+            `No beacon from IPFE ${this.mate} for ${action.timeoutMs} ms`,
+          );
           break;
       }
     }
@@ -486,14 +503,24 @@ export class Agent {
         downSessions: this.#bgp.downSessions(BGP_GRACE_MS),
       },
       addressFailures: this.#addresses?.failures() ?? [],
-      bindFailures: this.#dataPlane.bindFailures(),
+      bindFailures: this.#dataPlane.bindFailures?.() ?? [],
+      rulesError: this.#dataPlane.rulesError?.() ?? null,
+      stateSync:
+        this.#conntrackSync?.failure() ??
+        (this.#dataPlane.flowSharing && this.#mate.address
+          ? this.#mateLink.flowSharingFailure(now)
+          : null),
       outOfBalance: this.#balance.outOfBalance(
         status,
         ownedSets,
         document.config.options.imbalanceThresholdPct,
       ),
+      host: this.#host && { readings: this.#host, thresholds: this.#hostThresholds },
+      active: new Set(this.alarms.active().map((a) => a.code)),
     };
     for (const rule of ALARM_RULES) this.alarms.reconcile(rule.code, rule.wanted(inputs));
+    // Read for the next evaluation: the files of /proc answer at once, but not synchronously.
+    void this.#hostWatch.read(now).then((readings) => (this.#host = readings));
   }
 
   #counters(): EngineCounters | null {

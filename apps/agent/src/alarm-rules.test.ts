@@ -1,6 +1,7 @@
 import type { EngineStatus, ServerStatus } from '@ipfe/engine';
 import { describe, expect, it } from 'vitest';
-import { ALARM_RULES, type AlarmCode, type AlarmInputs } from './alarm-rules.ts';
+import { ALARM_RULES, type AgentAlarmCode, type AlarmInputs } from './alarm-rules.ts';
+import { DEFAULT_HOST_THRESHOLDS, thresholdOf } from './host-resources.ts';
 import { testDocument } from './testing.ts';
 
 const server = (address: string, state: ServerStatus['state'] = 'normal'): ServerStatus => ({
@@ -39,7 +40,21 @@ const base = (): AlarmInputs => ({
   bgp: null,
   addressFailures: [],
   bindFailures: [],
+  rulesError: null,
+  stateSync: null,
   outOfBalance: [],
+  host: {
+    readings: { cpuPct: 12, memoryPct: 40, diskPct: 30 },
+    thresholds: DEFAULT_HOST_THRESHOLDS,
+  },
+  active: new Set(),
+});
+
+const host = (
+  readings: Partial<{ cpuPct: number | null; memoryPct: number | null; diskPct: number | null }>,
+) => ({
+  readings: { cpuPct: 12, memoryPct: 40, diskPct: 30, ...readings },
+  thresholds: { ...DEFAULT_HOST_THRESHOLDS, cpu: thresholdOf(80) },
 });
 
 const activeActive = testDocument(1, (c) => {
@@ -55,22 +70,24 @@ const sctpOnly = testDocument(1, (c) => {
   c.targetSets[0]!.protocols = 'sctp';
 });
 
-const wanted = (code: AlarmCode, inputs: AlarmInputs) =>
+const wanted = (code: AgentAlarmCode, inputs: AlarmInputs) =>
   ALARM_RULES.find((r) => r.code === code)!.wanted(inputs);
 
 describe('alarm rules', () => {
   it('are evaluated in the order the active list has always had', () => {
-    expect(ALARM_RULES.map((r) => r.code)).toEqual([5020, 5001, 5005, 5009, 5002, 5008]);
+    expect(ALARM_RULES.map((r) => r.code)).toEqual([
+      5152, 5001, 5005, 5009, 5002, 5004, 5003, 5008, 5007, 5101, 5103, 5102,
+    ]);
   });
 
   it('raise nothing while every owned server is up and everything is forwarded', () => {
     for (const rule of ALARM_RULES) expect(rule.wanted(base())).toEqual([]);
   });
 
-  it.each<[string, AlarmCode, Partial<AlarmInputs>, unknown[]]>([
+  it.each<[string, AgentAlarmCode, Partial<AlarmInputs>, unknown[]]>([
     [
       'a BGP session not established',
-      5020,
+      5152,
       {
         bgp: {
           failure: null,
@@ -187,10 +204,74 @@ describe('alarm rules', () => {
       [],
     ],
     [
-      'what the balance watch finds',
+      'a server the balance watch finds above its share',
       5008,
-      { outOfBalance: [{ targetSet: 1, server: '10.0.0.1', text: 'took 90 %' }] },
+      {
+        outOfBalance: [
+          { targetSet: 1, server: '10.0.0.1', text: 'took 90 %', side: 'high' },
+          { targetSet: 1, server: '10.0.0.2', text: 'took 10 %', side: 'low' },
+        ],
+      },
       [{ targetSet: 1, server: '10.0.0.1', text: 'took 90 %' }],
+    ],
+    [
+      'a server the balance watch finds below its share',
+      5007,
+      {
+        outOfBalance: [
+          { targetSet: 1, server: '10.0.0.1', text: 'took 90 %', side: 'high' },
+          { targetSet: 1, server: '10.0.0.2', text: 'took 10 %', side: 'low' },
+        ],
+      },
+      [{ targetSet: 1, server: '10.0.0.2', text: 'took 10 %' }],
+    ],
+    [
+      'forwarding rules nft refused',
+      5004,
+      { rulesError: 'Error: Could not process rule: No such file or directory' },
+      [
+        {
+          text: 'The forwarding rules could not be installed: Error: Could not process rule: No such file or directory',
+        },
+      ],
+    ],
+    [
+      'connection state not shared with the mate',
+      5003,
+      { stateSync: 'conntrackd stopped (exit SIGKILL)' },
+      [{ text: 'Connection state is not shared with the mate: conntrackd stopped (exit SIGKILL)' }],
+    ],
+    [
+      'CPU busy at its threshold',
+      5101,
+      { host: host({ cpuPct: 80 }) },
+      [{ text: 'CPU busy: 80.0 % (threshold 80 %)' }],
+    ],
+    ['CPU just below its threshold', 5101, { host: host({ cpuPct: 79.9 }) }, []],
+    [
+      'CPU raised and still above its clearing level',
+      5101,
+      { host: host({ cpuPct: 76 }), active: new Set([5101 as const]) },
+      [{ text: 'CPU busy: 76.0 % (threshold 80 %)' }],
+    ],
+    [
+      'CPU raised and now below its clearing level',
+      5101,
+      { host: host({ cpuPct: 74.9 }), active: new Set([5101 as const]) },
+      [],
+    ],
+    ['CPU not read yet', 5101, { host: host({ cpuPct: null }) }, []],
+    [
+      'memory in use at 95 %',
+      5103,
+      { host: host({ memoryPct: 95 }) },
+      [{ text: 'Memory in use: 95.0 % (threshold 90 %)' }],
+    ],
+    [
+      'the state disk at 91 %',
+      5102,
+      { host: host({ diskPct: 91 }) },
+      [{ text: 'The state disk in use: 91.0 % (threshold 90 %)' }],
     ],
   ])('%s raises %i', (_name, code, change, expected) => {
     expect(wanted(code, { ...base(), ...change })).toEqual(expected);

@@ -1,34 +1,24 @@
 import { inStasis, type EngineStatus } from '@ipfe/engine';
 import {
+  ALARM,
+  ALARM_CATALOG,
   activeActiveGroupOf,
   formatHostPort,
+  type AlarmCode,
+  type AlarmSeverity,
   type AgentBgpStatus,
   type ConfigDocument,
   type DataPath,
   type ForwardedProtocol,
   type IpfeSlot,
 } from '@ipfe/schema';
+import { hostAlarm, type HostReadings, type HostThresholds } from './host-resources.ts';
 import { notForwarded, protocolsOf } from './protocols.ts';
 
-/**
- * Every alarm the agent raises, numbered after the source product's IPFE alarms (SPEC §4.6), plus
- * 5020 for BGP and 5100 for pushes. Most are raised by a rule of ALARM_RULES below; 5012 by mate
- * liveness (mate-liveness.ts) and 5100 by a rejected push (push-outcome.ts).
- */
-export const ALARMS = {
-  5001: { name: 'Backend Unavailable', severity: 'major' },
-  5002: { name: 'Address Configuration Error', severity: 'critical' },
-  5005: { name: 'Backend In Stasis', severity: 'minor' },
-  5008: { name: 'Out of Balance: High', severity: 'minor' },
-  5009: { name: 'No Available Servers in Target Set', severity: 'critical' },
-  5012: { name: 'Mate Heartbeat Timeout', severity: 'major' },
-  /** Per upstream router, while its BGP session is not established (issue 18). */
-  5020: { name: 'BGP Session Down', severity: 'major' },
-  5100: { name: 'Configuration Rejected', severity: 'minor' },
-} as const;
-
-export type AlarmCode = keyof typeof ALARMS;
-export type Severity = (typeof ALARMS)[AlarmCode]['severity'];
+/** The alarms an agent raises (the OAM raises IPFE Unreachable itself): the schema's catalog. */
+export type AgentAlarmCode = Exclude<AlarmCode, typeof ALARM.ipfeUnreachable>;
+export const ALARMS = ALARM_CATALOG;
+export type Severity = AlarmSeverity;
 
 /** One alarm a rule wants raised now: per (code, Target Set, server). */
 export interface WantedAlarm {
@@ -52,8 +42,15 @@ export interface AlarmInputs {
   addressFailures: readonly { address: string; error: string }[];
   /** TSA:port pairs the data path cannot listen on. */
   bindFailures: readonly { tsa: string; port: number; targetSet: number; error: string }[];
-  /** The BalanceWatch's verdict over the last minute. */
-  outOfBalance: readonly WantedAlarm[];
+  /** Why the data path's forwarding rules are not installed (nft refused them), or null. */
+  rulesError: string | null;
+  /** Why connection state is not shared with the mate (conntrackd, flow records), or null. */
+  stateSync: string | null;
+  /** The BalanceWatch's verdict over the last minute: servers above or below their share. */
+  outOfBalance: readonly (WantedAlarm & { side: 'high' | 'low' })[];
+  /** The host's own load (null: not read yet), its thresholds, and the codes active now. */
+  host: { readings: HostReadings; thresholds: HostThresholds } | null;
+  active: ReadonlySet<AlarmCode>;
 }
 
 /**
@@ -61,7 +58,7 @@ export interface AlarmInputs {
  * active now; the agent raises those and clears every other one of that code.
  */
 export interface AlarmRule {
-  code: AlarmCode;
+  code: AgentAlarmCode;
   wanted(inputs: AlarmInputs): WantedAlarm[];
 }
 
@@ -85,7 +82,7 @@ const label = (protocols: readonly string[]) => protocols.map((p) => p.toUpperCa
 /** In the order the agent has always evaluated them (the active list keeps that order). */
 export const ALARM_RULES: readonly AlarmRule[] = [
   {
-    code: 5020,
+    code: ALARM.bgpSessionDown,
     wanted: ({ bgp }) =>
       (bgp?.downSessions ?? []).map((s) => ({
         server: s.peer,
@@ -93,7 +90,7 @@ export const ALARM_RULES: readonly AlarmRule[] = [
       })),
   },
   {
-    code: 5001,
+    code: ALARM.backendUnavailable,
     wanted: (inputs) =>
       ownedServers(inputs)
         .filter((s) => s.state === 'offline')
@@ -104,7 +101,7 @@ export const ALARM_RULES: readonly AlarmRule[] = [
         })),
   },
   {
-    code: 5005,
+    code: ALARM.backendInStasis,
     wanted: (inputs) =>
       ownedServers(inputs)
         .filter((s) => inStasis(s.state))
@@ -115,7 +112,7 @@ export const ALARM_RULES: readonly AlarmRule[] = [
         })),
   },
   {
-    code: 5009,
+    code: ALARM.noAvailableServers,
     wanted: ({ status, ownedSets }) =>
       status.targetSets
         .filter((ts) => ownedSets.has(ts.number) && !ts.disabled && ts.activeBindings === 0)
@@ -125,7 +122,7 @@ export const ALARM_RULES: readonly AlarmRule[] = [
         })),
   },
   {
-    code: 5002,
+    code: ALARM.addressConfigurationError,
     wanted: (inputs) => {
       const { document, ownedSets, forwards, slot } = inputs;
       const targetSets = document.config.targetSets;
@@ -166,7 +163,36 @@ export const ALARM_RULES: readonly AlarmRule[] = [
     },
   },
   {
-    code: 5008,
-    wanted: ({ outOfBalance }) => [...outOfBalance],
+    code: ALARM.forwardingRulesError,
+    wanted: ({ rulesError }) =>
+      rulesError ? [{ text: `The forwarding rules could not be installed: ${rulesError}` }] : [],
+  },
+  {
+    code: ALARM.stateSyncRunError,
+    wanted: ({ stateSync }) =>
+      stateSync ? [{ text: `Connection state is not shared with the mate: ${stateSync}` }] : [],
+  },
+  {
+    code: ALARM.outOfBalanceHigh,
+    wanted: ({ outOfBalance }) => outOfBalance.filter((o) => o.side === 'high').map(withoutSide),
+  },
+  {
+    code: ALARM.outOfBalanceLow,
+    wanted: ({ outOfBalance }) => outOfBalance.filter((o) => o.side === 'low').map(withoutSide),
+  },
+  {
+    code: ALARM.cpuOverload,
+    wanted: (inputs) => hostAlarm('cpu', ALARM.cpuOverload, inputs),
+  },
+  {
+    code: ALARM.memoryOverload,
+    wanted: (inputs) => hostAlarm('memory', ALARM.memoryOverload, inputs),
+  },
+  {
+    code: ALARM.diskBecomingFull,
+    wanted: (inputs) => hostAlarm('disk', ALARM.diskBecomingFull, inputs),
   },
 ];
+
+const withoutSide = ({ side: _side, ...alarm }: WantedAlarm & { side: string }): WantedAlarm =>
+  alarm;

@@ -1,4 +1,5 @@
-import { ALARMS, type AlarmCode, type Severity, type WantedAlarm } from './alarm-rules.ts';
+import type { AlarmCode } from '@ipfe/schema';
+import { ALARMS, type Severity, type WantedAlarm } from './alarm-rules.ts';
 
 export { ALARMS, type AlarmCode, type Severity };
 

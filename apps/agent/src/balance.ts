@@ -11,9 +11,10 @@ interface Sample {
 }
 
 /**
- * "Out of Balance: High" (alarm 5008): a server whose share of the new connections of its Target
- * Set over the last minute exceeds its expected share (weight among the servers that can take
- * new connections) by more than imbalanceThresholdPct points.
+ * "Out of Balance: High" (alarm 5008) and "Low" (5007): a server whose share of the new
+ * connections of its Target Set over the last minute exceeds, or falls short of, its expected
+ * share (weight among the servers that can take new connections) by more than
+ * imbalanceThresholdPct points.
  */
 export class BalanceWatch {
   #samples: Sample[] = [];
@@ -33,11 +34,11 @@ export class BalanceWatch {
     status: EngineStatus,
     targetSets: Set<number>,
     thresholdPct: number,
-  ): { targetSet: number; server: string; text: string }[] {
+  ): { targetSet: number; server: string; text: string; side: 'high' | 'low' }[] {
     const first = this.#samples[0];
     const last = this.#samples[this.#samples.length - 1];
     if (!first || !last || first === last) return [];
-    const found: { targetSet: number; server: string; text: string }[] = [];
+    const found: { targetSet: number; server: string; text: string; side: 'high' | 'low' }[] = [];
     for (const ts of status.targetSets) {
       if (!targetSets.has(ts.number) || ts.disabled) continue;
       const delta = (address: string) =>
@@ -54,10 +55,12 @@ export class BalanceWatch {
       for (const s of eligible) {
         const actual = (100 * delta(s.address)) / total;
         const expected = (100 * s.weight) / weights;
-        if (actual - expected > thresholdPct) {
+        const off = actual - expected;
+        if (Math.abs(off) > thresholdPct) {
           found.push({
             targetSet: ts.number,
             server: s.address,
+            side: off > 0 ? 'high' : 'low',
             text: `${s.address} took ${actual.toFixed(1)} % of new connections in the last minute; expected ${expected.toFixed(1)} %`,
           });
         }

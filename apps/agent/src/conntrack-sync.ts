@@ -9,6 +9,8 @@ import type { ExitGuard } from './exit-guard.ts';
 
 const run = promisify(execFile);
 const SYNC_PORT = 3780;
+/** A conntrackd that stopped is started again after this long (alarm 5003 meanwhile). */
+export const RESTART_AFTER_MS = 2000;
 
 /**
  * Connection state shared with the mate (kernel data path, `--sync-conntrack DEV`): a conntrackd
@@ -20,6 +22,9 @@ export class ConntrackSync {
   #child: ChildProcess | null = null;
   #key: string | null = null;
   #pending: Promise<void> = Promise.resolve();
+  /** Why connection state is not shared now (conntrackd stopped or cannot start), or null. */
+  #failure: string | null = null;
+  #restart: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly device: string,
@@ -36,11 +41,19 @@ export class ConntrackSync {
     return join(this.stateDir, 'conntrackd.conf');
   }
 
+  /** Why connection state is not shared with the mate now, or null (alarm 5003). */
+  failure(): string | null {
+    return this.#failure;
+  }
+
   /** (Re)starts conntrackd for these addresses; a no-op when nothing changed. In order, in the background. */
   configure(own: string, mate: string | null): Promise<void> {
     this.#pending = this.#pending
       .then(() => this.#configure(own, mate))
-      .catch((err: Error) => this.log.error({ err: err.message }, 'cannot start conntrackd'));
+      .catch((err: Error) => {
+        this.#failure = `conntrackd cannot start (${err.message})`;
+        this.log.error({ err: err.message }, 'cannot start conntrackd');
+      });
     return this.#pending;
   }
 
@@ -102,11 +115,29 @@ General {
     rmSync(this.#lockFile, { force: true });
     const child = spawn('conntrackd', ['-C', this.config], { stdio: 'ignore' });
     this.guard?.set('3 conntrackd', ['conntrackd', '-C', this.config, '-k']);
-    child.on('exit', (code) => {
-      if (this.#child === child) this.log.warn({ code }, 'conntrackd stopped');
+    child.on('error', (err) => {
+      if (this.#child === child) this.#stopped(own, mate, err.message);
+    });
+    child.on('exit', (code, signal) => {
+      if (this.#child === child) this.#stopped(own, mate, `exit ${signal ?? code}`);
     });
     this.#child = child;
+    this.#failure = null;
     this.log.info({ own, mate }, 'conntrackd started');
+  }
+
+  /** conntrackd went away unasked: said (5003), and started again a little later. */
+  #stopped(own: string, mate: string, why: string) {
+    this.#child = null;
+    this.#key = null;
+    this.#failure = `conntrackd stopped (${why})`;
+    this.log.warn({ why }, 'conntrackd stopped');
+    if (this.#restart) return;
+    this.#restart = setTimeout(() => {
+      this.#restart = null;
+      if (this.#child === null && this.#key === null) void this.configure(own, mate);
+    }, RESTART_AFTER_MS);
+    this.#restart.unref();
   }
 
   /**
@@ -154,6 +185,9 @@ General {
     const child = this.#child;
     this.#child = null;
     this.#key = null;
+    this.#failure = null;
+    if (this.#restart) clearTimeout(this.#restart);
+    this.#restart = null;
     this.guard?.set('3 conntrackd', null);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');

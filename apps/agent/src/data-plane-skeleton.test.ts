@@ -46,6 +46,6 @@ describe('the kernel paths’ shared skeleton', () => {
     });
     path.want([{ tsa: '192.0.2.1', port: 80, targetSet: 1 }]);
     expect(path.listening()).toEqual([{ tsa: '192.0.2.1', port: 80, targetSet: 1 }]);
-    expect(path.bindFailures()).toEqual([]);
+    expect(path.rulesError()).toBeNull();
   });
 });

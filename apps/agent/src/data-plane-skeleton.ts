@@ -1,6 +1,6 @@
 import type { ForwardingPlan } from '@ipfe/engine';
 import type { Logger } from 'pino';
-import type { BindFailure, Listener } from './data-plane.ts';
+import type { Listener } from './data-plane.ts';
 import type { ExitGuard } from './exit-guard.ts';
 import { NftTable, ServedPlan } from './nft.ts';
 
@@ -65,8 +65,9 @@ export class NftPath {
     return this.#wanted;
   }
 
-  bindFailures(): BindFailure[] {
-    return this.nft.failures(this.#wanted);
+  /** Why the rules are not in force (nft refused the last transaction), or null. */
+  rulesError(): string | null {
+    return this.nft.error;
   }
 
   listening(): Listener[] {

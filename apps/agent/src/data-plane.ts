@@ -62,7 +62,10 @@ export interface DataPlane {
    */
   close?(closed: ClosedConnection[]): void;
   counts(): DataPathCounts;
-  bindFailures(): BindFailure[];
+  /** TSA:port pairs it cannot listen on (a path with sockets of its own: user space). */
+  bindFailures?(): BindFailure[];
+  /** Why its forwarding rules are not installed, or null (a path that writes rules: nftables). */
+  rulesError?(): string | null;
   listening(): Listener[];
   /** Where connection state is shared over the mate link (the direct path's flow records). */
   readonly flowSharing?: MateFlowSharing;

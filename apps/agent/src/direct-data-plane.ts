@@ -239,8 +239,8 @@ export class DirectDataPlane implements DataPlane {
     };
   }
 
-  bindFailures() {
-    return this.#path.bindFailures();
+  rulesError() {
+    return this.#path.rulesError();
   }
 
   listening() {

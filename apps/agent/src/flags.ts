@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
 import { DATA_PATH_TRAITS, DATA_PATHS, type DataPath } from './data-paths.ts';
+import { DEFAULT_HOST_THRESHOLDS, thresholdOf, type HostThresholds } from './host-resources.ts';
 
-export const USAGE = `usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane ${DATA_PATHS.join('|')}] [--sync-conntrack]`;
+export const USAGE = `usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane ${DATA_PATHS.join('|')}] [--sync-conntrack] [--cpu-overload-pct 90] [--memory-overload-pct 90] [--disk-full-pct 90]`;
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -16,10 +17,22 @@ export interface AgentFlags {
   manageAddresses: string | null;
   dataplane: DataPath;
   syncConntrack: boolean;
+  /** Alarms 5101–5103: the host's CPU, memory and state disk in use at which each is raised. */
+  hostThresholds: HostThresholds;
 }
 
 const TOKEN = /^[A-Za-z0-9._~+/=-]{32,256}$/;
 const TOKEN_MESSAGE = 'the token must be 32–256 characters of letters, digits and ._~+/=-';
+
+/** A threshold in percent, 1–100, given as a flag. */
+function percentFlag(flag: string, fallback: number) {
+  const message = `${flag} must be a whole percentage from 1 to 100`;
+  return z
+    .string()
+    .default(String(fallback))
+    .transform(Number)
+    .pipe(z.int({ error: message }).min(1, { error: message }).max(100, { error: message }));
+}
 
 const flagsSchema = z.object({
   slot: z.enum(IPFE_SLOTS, { error: `--slot must be one of ${IPFE_SLOTS.join(', ')}` }),
@@ -39,6 +52,12 @@ const flagsSchema = z.object({
       error: `--dataplane must be ${DATA_PATHS.slice(0, -1).join(', ')} or ${DATA_PATHS.at(-1)}`,
     })
     .default('userspace'),
+  'cpu-overload-pct': percentFlag('--cpu-overload-pct', DEFAULT_HOST_THRESHOLDS.cpu.raisePct),
+  'memory-overload-pct': percentFlag(
+    '--memory-overload-pct',
+    DEFAULT_HOST_THRESHOLDS.memory.raisePct,
+  ),
+  'disk-full-pct': percentFlag('--disk-full-pct', DEFAULT_HOST_THRESHOLDS.disk.raisePct),
   'relay-port': z
     .string()
     .default('9676')
@@ -71,6 +90,9 @@ export function readFlags(
         'manage-addresses': { type: 'string' },
         dataplane: { type: 'string' },
         'sync-conntrack': { type: 'boolean' },
+        'cpu-overload-pct': { type: 'string' },
+        'memory-overload-pct': { type: 'string' },
+        'disk-full-pct': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -138,6 +160,11 @@ export function readFlags(
         typeof values['manage-addresses'] === 'string' ? values['manage-addresses'] : null,
       dataplane: parsed.data.dataplane,
       syncConntrack: values['sync-conntrack'] === true,
+      hostThresholds: {
+        cpu: thresholdOf(parsed.data['cpu-overload-pct']),
+        memory: thresholdOf(parsed.data['memory-overload-pct']),
+        disk: thresholdOf(parsed.data['disk-full-pct']),
+      },
     },
   };
 }

@@ -182,8 +182,8 @@ export class KernelDataPlane implements DataPlane {
     }
   }
 
-  bindFailures() {
-    return this.#path.bindFailures();
+  rulesError() {
+    return this.#path.rulesError();
   }
 
   listening() {

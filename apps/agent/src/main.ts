@@ -39,6 +39,7 @@ async function main() {
     controlHost: flags.control.host,
     logger: log,
     addressDevice: flags.manageAddresses ?? undefined,
+    hostThresholds: flags.hostThresholds,
   });
   await agent.start();
   const control = buildControlServer(agent, flags.token, { tls: flags.tls });

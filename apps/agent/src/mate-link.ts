@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import dgram from 'node:dgram';
+import { performance } from 'node:perf_hooks';
 import net from 'node:net';
 import type { IpfeSlot } from '@ipfe/schema';
 import type { Logger } from 'pino';
@@ -28,6 +29,8 @@ export type SharedFlow = [string, 'tcp' | 'sctp', string, number, string, number
 const MAX_MESSAGE_BYTES = 4096;
 /** Flow records per datagram, at most: the payload stays within one unfragmented Ethernet frame. */
 const FLOWS_PAYLOAD_BYTES = 1100;
+/** A refused send of flow records is a broken channel (5003) for this long after it. */
+const SEND_ERROR_HOLD_MS = 5000;
 
 /**
  * Mate liveness (SPEC §4.4): a UDP beacon to the mate every mateIntervalMs, and the mate's beacons
@@ -40,6 +43,8 @@ export class MateLink {
   #timer: NodeJS.Timeout | null = null;
   #settings: MateSettings | null = null;
   #bindError: string | null = null;
+  /** The last flow records the socket refused to send, and when (monotonic ms). */
+  #sendError: { at: number; message: string } | null = null;
 
   constructor(
     private readonly own: { slot: IpfeSlot; boot: string; revision: () => number },
@@ -51,6 +56,18 @@ export class MateLink {
 
   get bindError(): string | null {
     return this.#bindError;
+  }
+
+  /**
+   * Why flow records do not reach the mate now, or null: the socket cannot be bound, or it refused
+   * to send some within the last SEND_ERROR_HOLD_MS (alarm 5003 on the direct path).
+   */
+  flowSharingFailure(now: number): string | null {
+    if (this.#bindError) return `the mate link cannot be bound (${this.#bindError})`;
+    const error = this.#sendError;
+    if (error && now - error.at < SEND_ERROR_HOLD_MS)
+      return `flow records to the mate were not sent (${error.message})`;
+    return null;
   }
 
   configure(settings: MateSettings | null): void {
@@ -126,7 +143,13 @@ export class MateLink {
         JSON.stringify({ payload, mac: this.#mac(payload) }),
         port,
         mate,
-        () => {},
+        (err) => {
+          if (err)
+            this.#sendError = {
+              at: performance.now(),
+              message: (err as NodeJS.ErrnoException).code ?? err.message,
+            };
+        },
       );
     };
     let batch: SharedFlow[] = [];

@@ -205,12 +205,6 @@ export class NftTable {
     this.#applied = null;
     this.guard?.set('2 nftables', null);
   }
-
-  /** What is wanted and cannot be served while nft refuses the rules. */
-  failures<T extends object>(wanted: readonly T[]): (T & { error: string })[] {
-    const error = this.#error;
-    return error ? wanted.map((l) => ({ ...l, error })) : [];
-  }
 }
 
 /** Whether a node serves other TSAs, or another revision, than the last time it was asked. */

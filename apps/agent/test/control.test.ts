@@ -74,7 +74,7 @@ describe('PUT /v1/config', () => {
     expect(body.error.code).toBe('INVALID_CONFIG');
     expect(body.error.fields.map((f) => f.path)).toContain('config.targetSets.0.servers.0.weight');
     await stillForwards();
-    const rejected = (await agent.status()).alarms.find((x) => x.code === 5100);
+    const rejected = (await agent.status()).alarms.find((x) => x.code === 5150);
     expect(rejected?.text).toBe(
       'Configuration rejected: Target Set 1: IP List row 1: Weighting must be a whole number from 0 to 65535',
     );
@@ -125,7 +125,7 @@ describe('PUT /v1/config', () => {
     expect(JSON.parse(readFileSync(agent.agent.store.path, 'utf8')).revision).toBe(6);
     const fetched = await (await fetch(`${agent.url}/v1/config`, { headers: auth })).json();
     expect(fetched).toEqual(next);
-    expect((await agent.status()).alarms.map((x) => x.code)).not.toContain(5100);
+    expect((await agent.status()).alarms.map((x) => x.code)).not.toContain(5150);
     const metrics = await (await fetch(`${agent.url}/metrics`, { headers: auth })).text();
     // Three rejections above: an invalid document, a wrong digest, a body that is not JSON.
     expect(metrics).toMatch(/^ipfe_config_rejects_total\{slot="A1"\} 3$/m);

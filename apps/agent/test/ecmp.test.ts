@@ -122,12 +122,12 @@ describeLab('active-active over BGP and ECMP (issue 18)', ecmpLabMissing, () => 
     expect(peers.find((p) => p.peer === hosts.b1)?.status).toBe('down');
     const alive = await lab.client.ask('alive');
     expect(alive).toEqual(held);
-    // B1 lost its router too: alarm 5020 names it.
+    // B1 lost its router too: alarm 5152 names it.
     await until(
-      'B1 raises alarm 5020 for the router',
+      'B1 raises alarm 5152 for the router',
       () =>
         alarmsOf('b1').some(
-          (a) => a.code === 5020 && a.server === hosts.router && a.severity === 'major',
+          (a) => a.code === 5152 && a.server === hosts.router && a.severity === 'major',
         ),
       30_000,
     );

@@ -36,3 +36,37 @@ describe('--dataplane', () => {
     );
   });
 });
+
+describe('the host thresholds (alarms 5101–5103)', () => {
+  it('raise at 90 % and clear below 85 % unless told otherwise', () => {
+    expect(read()).toMatchObject({
+      flags: {
+        hostThresholds: {
+          cpu: { raisePct: 90, clearPct: 85 },
+          memory: { raisePct: 90, clearPct: 85 },
+          disk: { raisePct: 90, clearPct: 85 },
+        },
+      },
+    });
+  });
+
+  it('take each from its flag', () => {
+    expect(
+      read('--cpu-overload-pct', '75', '--memory-overload-pct', '80', '--disk-full-pct', '95'),
+    ).toMatchObject({
+      flags: {
+        hostThresholds: {
+          cpu: { raisePct: 75, clearPct: 70 },
+          memory: { raisePct: 80, clearPct: 75 },
+          disk: { raisePct: 95, clearPct: 90 },
+        },
+      },
+    });
+  });
+
+  it.each(['0', '101', '12.5', 'high'])('refuses %s, naming the flag', (value) => {
+    expect(read('--disk-full-pct', value)).toEqual({
+      problems: ['--disk-full-pct must be a whole percentage from 1 to 100'],
+    });
+  });
+});

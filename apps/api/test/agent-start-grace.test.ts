@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { login, startApp, waitFor, type Client, type TestApp } from './helpers.ts';
 
 /**
- * IPFE Unreachable (5101) at the OAM's start: a real OAM whose IPFE A1 is on loopback
+ * IPFE Unreachable (5151) at the OAM's start: a real OAM whose IPFE A1 is on loopback
  * (127.41.0.0/16), first where nobody listens, then a real agent process there.
  */
 const TOKEN = 'start-grace-token-0123456789abcdefghijklmnop';
@@ -58,7 +58,7 @@ const alarmsOf = async (admin: Client) =>
 const a1 = async (admin: Client) =>
   ((await admin.get('/api/ipfe')).json() as IpfeView).items.find((i) => i.slot === 'A1')!;
 const unreachableAlarms = (alarms: { active: Alarm[]; history: Alarm[] }) =>
-  [...alarms.active, ...alarms.history].filter((a) => a.slot === 'A1' && a.code === 5101);
+  [...alarms.active, ...alarms.history].filter((a) => a.slot === 'A1' && a.code === 5151);
 
 describe('IPFE Unreachable at the start of the OAM', () => {
   it('is not raised for an agent not reached yet during the start grace; an agent that answered and stops is alarmed at once', async () => {
@@ -73,8 +73,8 @@ describe('IPFE Unreachable at the start of the OAM', () => {
     expect(unreachableAlarms(await alarmsOf(admin))).toEqual([]);
 
     agent!.kill('SIGKILL');
-    const raised = await waitFor('5101 raised for A1', async () =>
-      (await alarmsOf(admin)).active.find((a) => a.slot === 'A1' && a.code === 5101),
+    const raised = await waitFor('5151 raised for A1', async () =>
+      (await alarmsOf(admin)).active.find((a) => a.slot === 'A1' && a.code === 5151),
     );
     expect(raised).toMatchObject({ severity: 'major', name: 'IPFE Unreachable' });
   });
@@ -83,8 +83,8 @@ describe('IPFE Unreachable at the start of the OAM', () => {
     const graceMs = 1_000;
     const before = Date.now();
     const admin = await oamWithA1('127.41.0.21', graceMs);
-    const raised = await waitFor('5101 raised for A1', async () =>
-      (await alarmsOf(admin)).active.find((a) => a.slot === 'A1' && a.code === 5101),
+    const raised = await waitFor('5151 raised for A1', async () =>
+      (await alarmsOf(admin)).active.find((a) => a.slot === 'A1' && a.code === 5151),
     );
     expect(raised).toMatchObject({ name: 'IPFE Unreachable' });
     // Not before the grace: the OAM started after `before`.

@@ -172,7 +172,7 @@ describe('pushing revisions to the agents', () => {
     await waitFor('A2 alarmed unreachable', async () =>
       (await admin.get('/api/alarms'))
         .json()
-        .active.some((a: { slot: string; code: number }) => a.slot === 'A2' && a.code === 5101),
+        .active.some((a: { slot: string; code: number }) => a.slot === 'A2' && a.code === 5151),
     );
     await waitFor('A1 raised the mate heartbeat alarm', async () =>
       (await admin.get('/api/alarms'))
@@ -184,7 +184,7 @@ describe('pushing revisions to the agents', () => {
     await waitFor('the mate alarm cleared into history', async () => {
       const body = (await admin.get('/api/alarms')).json();
       return (
-        !body.active.some((a: { code: number }) => a.code === 5012 || a.code === 5101) &&
+        !body.active.some((a: { code: number }) => a.code === 5012 || a.code === 5151) &&
         body.history.some(
           (a: { slot: string; code: number; clearedAt: string }) =>
             a.slot === 'A1' && a.code === 5012 && a.clearedAt,

@@ -274,7 +274,7 @@ describe.runIf(testEngine() === 'postgres' && hasPgAutoctl)(
         waitFor(what, async () => ledger.lastCommitAt > since + 500, timeoutMs);
 
       try {
-        // A2 dies: the leader raises 5101 and sends its trap.
+        // A2 dies: the leader raises 5151 and sends its trap.
         agents.A2!.kill('SIGKILL');
         await waitFor(
           'the trap of A2 unreachable',
@@ -297,7 +297,7 @@ describe.runIf(testEngine() === 'postgres' && hasPgAutoctl)(
         await commitsSince('a commit after the leader died', killedAt);
         startOam(first);
 
-        // A2 back: the new leader clears 5101.
+        // A2 back: the new leader clears 5151.
         startAgent('A2');
 
         // The PostgreSQL primary is killed outright: pg_auto_failover promotes the standby.

@@ -227,11 +227,11 @@ describe.runIf(testEngine() === 'postgres')('several OAMs on one PostgreSQL stor
   });
 
   it('hands over to the follower when the leader is killed, sending every trap once', async () => {
-    // A2 goes away: the leader raises 5101 and sends its trap.
+    // A2 goes away: the leader raises 5151 and sends its trap.
     agents.A2!.kill('SIGKILL');
-    const unreachable = await waitFor('5101 of A2 raised by P', async () => {
+    const unreachable = await waitFor('5151 of A2 raised by P', async () => {
       const alarm = (await alarmLog()).find(
-        (a) => a.code === 5101 && a.slot === 'A2' && a.cleared_at === null,
+        (a) => a.code === 5151 && a.slot === 'A2' && a.cleared_at === null,
       );
       return alarm && trapsOf('Raised', alarm.id).length > 0 ? alarm : undefined;
     });
@@ -272,9 +272,9 @@ describe.runIf(testEngine() === 'postgres')('several OAMs on one PostgreSQL stor
     console.log(`leader takeover after SIGKILL: ${Math.round(performance.now() - killedAt)} ms`);
     await waitFor('the trap the old leader left', async () => trapsOf('Raised', 999_001).length);
 
-    // A2 back: the new leader clears 5101 and says so.
+    // A2 back: the new leader clears 5151 and says so.
     startAgent('A2');
-    await waitFor('5101 cleared by B', async () => trapsOf('Cleared', unreachable.id).length);
+    await waitFor('5151 cleared by B', async () => trapsOf('Cleared', unreachable.id).length);
     const edit = await adminB.edit('/api/options', { ...IPFES, connectTimeoutS: 5 });
     expect(edit.statusCode, edit.body).toBe(200);
     await waitFor('both agents run the latest revision', allApplied, 30_000);

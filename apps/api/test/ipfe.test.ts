@@ -18,7 +18,7 @@ describe('GET /api/ipfe', () => {
     const onIpfe = {
       ...onServer,
       code: 5012,
-      name: 'Mate Heartbeat Timeout',
+      name: 'Signaling Interface Heartbeat Timeout',
       targetSet: null,
       server: null,
       text: 'No beacon from IPFE A2 for 3000 ms',

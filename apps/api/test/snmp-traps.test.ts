@@ -226,7 +226,7 @@ describe('trap destinations (GET/PUT /api/options/snmp-traps)', () => {
 });
 
 /**
- * The real flow: an IPFE the OAM cannot reach (alarm 5101), then a real agent whose Target Set has
+ * The real flow: an IPFE the OAM cannot reach (alarm 5151), then a real agent whose Target Set has
  * a server that does not answer its heartbeat (alarm 5001), each raised and cleared, received by
  * two real snmptrapd (v2c, v3 authPriv). 127.162.0.0/16 is this file's.
  */
@@ -338,14 +338,14 @@ describe('traps of alarms raised and cleared', () => {
     const saved = await admin.put(TRAPS, { destinations }, etag);
     expect(saved.statusCode, saved.body).toBe(200);
 
-    // IPFE A1 configured where no agent answers: the OAM raises 5101.
+    // IPFE A1 configured where no agent answers: the OAM raises 5151.
     const options = await admin.edit('/api/options', {
       ipfe: { A1: { address: A1 } },
       connectTimeoutS: 2,
     });
     expect(options.statusCode, options.body).toBe(200);
-    const unreachable = await received('Raised', 5101);
-    const logged = (await alarms()).active.find((a) => a.code === 5101)!;
+    const unreachable = await received('Raised', 5151);
+    const logged = (await alarms()).active.find((a) => a.code === 5151)!;
     for (const [trap, security] of [
       [unreachable.v2c, 'TRAP2, SNMP v2c, community ipfe-traps'],
       [unreachable.v3, 'TRAP2, SNMP v3, user ipfe-nms, context '],
@@ -363,8 +363,8 @@ describe('traps of alarms raised and cleared', () => {
       expect(field(trap, 'ipfeAlarmText')).toMatch(/^STRING: IPFE A1 does not answer \(.+\)$/);
       expect(field(trap, 'ipfeAlarmClearedAt')).toBeUndefined();
     }
-    const overIpv6 = await waitFor('5101 raised at the IPv6 receiver', async () =>
-      alarmTraps(v6Receiver, 'Raised', 5101).at(0),
+    const overIpv6 = await waitFor('5151 raised at the IPv6 receiver', async () =>
+      alarmTraps(v6Receiver, 'Raised', 5151).at(0),
     );
     expect(field(overIpv6, 'ipfeAlarmId')).toBe(`Gauge32: ${logged.id}`);
 
@@ -387,7 +387,7 @@ describe('traps of alarms raised and cleared', () => {
       [agentBin, '--slot', 'A1', '--control', `${A1}:8701`, '--state-dir', stateDir],
       { env: { ...process.env, IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' }, stdio: 'ignore' },
     );
-    const answered = await received('Cleared', 5101);
+    const answered = await received('Cleared', 5151);
     const cleared = (await alarms()).history.find((a) => a.id === logged.id)!;
     for (const trap of [answered.v2c, answered.v3]) {
       expect(field(trap, 'ipfeAlarmId')).toBe(`Gauge32: ${logged.id}`);

@@ -65,10 +65,11 @@ describe.runIf(testEngine() === 'sqlite')('a SQLite file of before the Kysely st
         '004_api_tokens',
         '005_snmp',
         '006_cluster',
+        '007_alarm_numbers',
       ]);
       const revisions = await store.db.selectFrom('revisions').select('author').execute();
       expect(revisions).toEqual([{ author: 'otto' }]);
-      expect(store.sqlite!.pragma('user_version', { simple: true })).toBe(6);
+      expect(store.sqlite!.pragma('user_version', { simple: true })).toBe(7);
     } finally {
       await store.close();
     }
@@ -85,7 +86,47 @@ describe.runIf(testEngine() === 'sqlite')('a SQLite file of before the Kysely st
     const store = await Store.open({ file });
     try {
       expect(await store.db.selectFrom('audit').selectAll().execute()).toEqual([]);
-      expect(store.sqlite!.pragma('user_version', { simple: true })).toBe(6);
+      expect(store.sqlite!.pragma('user_version', { simple: true })).toBe(7);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.runIf(testEngine() === 'sqlite')('the alarm log of an earlier release', () => {
+  it('is renumbered: our own alarms leave the source product’s numbers, 5012 takes its name', async () => {
+    const file = join(tempDir(), 'ipfe-oam.sqlite');
+    const old = new Database(file);
+    for (const name of readdirSync(MIGRATIONS)
+      .filter((f) => f.endsWith('.sql') && f < '007')
+      .sort())
+      old.exec(readFileSync(MIGRATIONS + name, 'utf8'));
+    old.pragma('user_version = 6');
+    const insert = old.prepare(
+      `INSERT INTO alarms (slot, code, name, severity, text, raised_at)
+       VALUES ('A1', ?, ?, ?, 'then', '2026-01-01T00:00:00.000Z')`,
+    );
+    insert.run(5100, 'Configuration Rejected', 'minor');
+    insert.run(5101, 'IPFE Unreachable', 'major');
+    insert.run(5020, 'BGP Session Down', 'major');
+    insert.run(5012, 'Mate Heartbeat Timeout', 'major');
+    insert.run(5001, 'Backend Unavailable', 'major');
+    old.close();
+
+    const store = await Store.open({ file });
+    try {
+      const rows = await store.db
+        .selectFrom('alarms')
+        .select(['code', 'name', 'severity'])
+        .orderBy('id')
+        .execute();
+      expect(rows).toEqual([
+        { code: 5150, name: 'Configuration Rejected', severity: 'minor' },
+        { code: 5151, name: 'IPFE Unreachable', severity: 'major' },
+        { code: 5152, name: 'BGP Session Down', severity: 'major' },
+        { code: 5012, name: 'Signaling Interface Heartbeat Timeout', severity: 'critical' },
+        { code: 5001, name: 'Backend Unavailable', severity: 'major' },
+      ]);
     } finally {
       await store.close();
     }

@@ -1,3 +1,4 @@
+export * from './alarms.ts';
 export * from './limits.ts';
 export * from './messages.ts';
 export * from './net.ts';

@@ -20,8 +20,8 @@ const backendDown: AgentAlarm = {
 };
 const mateTimeout: AgentAlarm = {
   code: 5012,
-  name: 'Mate Heartbeat Timeout',
-  severity: 'major',
+  name: 'Signaling Interface Heartbeat Timeout',
+  severity: 'critical',
   targetSet: null,
   server: null,
   text: 'No beacon from IPFE A2 for 3000 ms',
@@ -52,6 +52,29 @@ describe('AlarmMirror', () => {
     await mirror.reported('A1', { alarms: [backendDown, mateTimeout], alarmHistory: [] }, T1);
     expect(await active()).toEqual(['A1:5001:127.0.1.2', 'A1:5012:-', 'A2:5001:127.0.1.2']);
     expect(await cleared()).toEqual([]);
+  });
+
+  it('reads an agent of an earlier release by this release’s numbers (5100 rejected is 5150 now)', async () => {
+    const rejected: AgentAlarm = {
+      ...backendDown,
+      code: 5100,
+      name: 'Configuration Rejected',
+      severity: 'minor',
+      targetSet: null,
+      server: null,
+      text: 'Target Set 1: …',
+    };
+    const oldMate = { ...mateTimeout, name: 'Mate Heartbeat Timeout', severity: 'major' as const };
+    await mirror.reported('A1', { alarms: [rejected, oldMate], alarmHistory: [] }, T0);
+    expect(await active()).toEqual(['A1:5150:-', 'A1:5012:-']);
+    const stored = await repository.activeAlarms('A1');
+    expect(stored.map((a) => [a.code, a.name, a.severity])).toEqual([
+      [5150, 'Configuration Rejected', 'minor'],
+      [5012, 'Signaling Interface Heartbeat Timeout', 'critical'],
+    ]);
+    // Reported again the old way after the upgrade of the OAM: the same alarms, none raised twice.
+    await mirror.reported('A1', { alarms: [rejected, oldMate], alarmHistory: [] }, T1);
+    expect(await active()).toEqual(['A1:5150:-', 'A1:5012:-']);
   });
 
   it("clears an alarm the agent no longer reports, at the time of the agent's history", async () => {

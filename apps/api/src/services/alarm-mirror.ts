@@ -1,4 +1,4 @@
-import type { AgentAlarm, IpfeSlot } from '@ipfe/schema';
+import { ALARM, ALARM_CATALOG, currentAlarm, type AgentAlarm, type IpfeSlot } from '@ipfe/schema';
 import type {
   AgentSyncRepository,
   AlarmEvent,
@@ -10,9 +10,9 @@ export type { AlarmEvent };
 
 /** The OAM's own alarm about an agent it cannot reach. */
 export const UNREACHABLE_ALARM = {
-  code: 5101,
-  name: 'IPFE Unreachable',
-  severity: 'major',
+  code: ALARM.ipfeUnreachable,
+  name: ALARM_CATALOG[ALARM.ipfeUnreachable].name,
+  severity: ALARM_CATALOG[ALARM.ipfeUnreachable].severity,
 } as const;
 
 /** What to write to the alarm log: alarms to clear (with when) and alarms to raise. */
@@ -98,12 +98,17 @@ export class AlarmMirror {
     this.#listeners.push(listener);
   }
 
+  /** An agent not yet upgraded still numbers some alarms as before: read as they are now. */
   reported(
     slot: IpfeSlot,
     report: Parameters<typeof reportedChanges>[2],
     now: string,
   ): Promise<void> {
-    return this.#write((stored) => reportedChanges(slot, stored, report, now), slot);
+    const current = {
+      alarms: report.alarms.map(currentAlarm),
+      alarmHistory: report.alarmHistory.map(currentAlarm),
+    };
+    return this.#write((stored) => reportedChanges(slot, stored, current, now), slot);
   }
 
   unreachable(slot: IpfeSlot, error: string, now: string): Promise<void> {

@@ -36,6 +36,16 @@ describe('trapOf', () => {
     expect(value(trap, 'ipfeAlarmClearedAt')).toEqual(dateAndTime('2026-12-01T17:00:00.000Z'));
   });
 
+  it('sends an event an earlier release queued under this release’s number (5101 → 5151)', () => {
+    const queued = { ...alarm, code: 5101, name: 'IPFE Unreachable', severity: 'major' };
+    const trap = trapOf({ kind: 'raised', alarm: queued });
+    expect(value(trap, 'ipfeAlarmNumber')).toBe(5151);
+    expect(String(value(trap, 'ipfeAlarmName'))).toBe('IPFE Unreachable');
+    // 5101 is CPU Overload now: sent as it is.
+    const cpu = { ...alarm, code: 5101, name: 'CPU Overload', severity: 'major' };
+    expect(value(trapOf({ kind: 'raised', alarm: cpu }), 'ipfeAlarmNumber')).toBe(5101);
+  });
+
   it('numbers an unknown severity indeterminate(2)', () => {
     expect(
       value(trapOf({ kind: 'raised', alarm: { ...alarm, severity: 'odd' } }), 'ipfeAlarmSeverity'),

@@ -1,4 +1,5 @@
 import snmp from 'net-snmp';
+import { currentAlarm } from '@ipfe/schema';
 import type { AlarmEvent } from './alarm-mirror.ts';
 
 /**
@@ -52,8 +53,13 @@ export function dateAndTime(iso: string): Buffer {
   return b;
 }
 
-/** The notification OID and the varbinds of one alarm raised or cleared. */
-export function trapOf({ kind, alarm }: AlarmEvent): { oid: string; varbinds: snmp.Varbind[] } {
+/**
+ * The notification OID and the varbinds of one alarm raised or cleared. An event queued by an
+ * earlier release carries that release's number: it goes out as the alarm is numbered now.
+ */
+export function trapOf(event: AlarmEvent): { oid: string; varbinds: snmp.Varbind[] } {
+  const kind = event.kind;
+  const alarm = currentAlarm(event.alarm);
   const { OctetString, Gauge32, Integer } = snmp.ObjectType;
   const varbinds: snmp.Varbind[] = [
     { oid: OBJECT_OIDS.ipfeAlarmId, type: Gauge32, value: alarm.id },

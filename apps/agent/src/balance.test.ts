@@ -1,0 +1,65 @@
+import { Engine } from '@ipfe/engine';
+import { describe, expect, it } from 'vitest';
+import { BalanceWatch } from './balance.ts';
+import { testDocument } from './testing.ts';
+
+/** Target Set 1 with 10.0.0.1 and 10.0.0.2, equal weights: each should take half. */
+const document = testDocument();
+const engine = new Engine(document, 0, { slot: 'A1' });
+const counters = (opened: [number, number]) => {
+  const c = engine.counters();
+  return {
+    ...c,
+    targetSets: c.targetSets.map((ts) =>
+      ts.number === 1
+        ? { ...ts, servers: ts.servers.map((s, i) => ({ ...s, opened: opened[i] ?? 0 })) }
+        : ts,
+    ),
+  };
+};
+const status = () => {
+  const s = engine.status(0);
+  return {
+    ...s,
+    targetSets: s.targetSets.map((ts) => ({
+      ...ts,
+      servers: ts.servers.map((server) => ({ ...server, state: 'normal' as const })),
+    })),
+  };
+};
+
+describe('the balance of new connections over the last minute', () => {
+  it.each([
+    { case: 'shares as weighted: nothing', opened: [100, 100], threshold: 10, expected: [] },
+    {
+      case: 'one above and one below by more than the threshold: 5008 and 5007',
+      opened: [140, 60],
+      threshold: 10,
+      expected: [
+        [
+          '10.0.0.1',
+          'high',
+          '10.0.0.1 took 70.0 % of new connections in the last minute; expected 50.0 %',
+        ],
+        [
+          '10.0.0.2',
+          'low',
+          '10.0.0.2 took 30.0 % of new connections in the last minute; expected 50.0 %',
+        ],
+      ],
+    },
+    { case: 'off by the threshold only: nothing', opened: [120, 80], threshold: 10, expected: [] },
+    {
+      case: 'too few connections to judge: nothing',
+      opened: [60, 20],
+      threshold: 10,
+      expected: [],
+    },
+  ])('$case', ({ opened, threshold, expected }) => {
+    const watch = new BalanceWatch();
+    watch.record(0, counters([0, 0]));
+    watch.record(10_000, counters(opened as [number, number]));
+    const found = watch.outOfBalance(status(), new Set([1]), threshold);
+    expect(found.map((f) => [f.server, f.side, f.text])).toEqual(expected);
+  });
+});
