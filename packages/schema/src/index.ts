@@ -1,5 +1,6 @@
 export * from './limits.ts';
 export * from './messages.ts';
+export * from './labels.ts';
 export * from './net.ts';
 export * from './fields.ts';
 export * from './shape.ts';

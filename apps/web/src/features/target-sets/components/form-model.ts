@@ -2,6 +2,7 @@ import {
   canonicalIp,
   checkTargetSetIn,
   defaultsOf,
+  familyLabel,
   fieldPaths,
   fieldsOf,
   ipFamily,
@@ -277,8 +278,6 @@ export function secondaryChoices(
   );
 }
 
-const familyName = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
-
 /**
  * Why rows have no Secondary IP Address to offer, said beside the Secondary Address (null: they
  * all have one): the listed servers have no address of the secondary TSA's family (besides the
@@ -291,7 +290,7 @@ export function secondaryGap(
 ): string | null {
   const family = ipFamily(secondaryTsa.trim());
   if (!family) return null;
-  const wanted = familyName(family);
+  const wanted = familyLabel(family);
   const lacking: { name: string; row: number; same: boolean }[] = [];
   let listed = 0;
   rows.forEach((row, i) => {
@@ -312,7 +311,7 @@ export function secondaryGap(
   const what = lacking.every((l) => l.same) ? `a second ${wanted} address` : `an ${wanted} address`;
   const names = [...new Set(lacking.map((l) => l.name))].join(', ');
   if (lacking.length === listed) {
-    const other = familyName(family === 'ipv4' ? 'ipv6' : 'ipv4');
+    const other = familyLabel(family === 'ipv4' ? 'ipv6' : 'ipv4');
     return `No listed application server has ${what} to be its Secondary IP Address (${names}): use an ${other} Secondary Address, or add ${wanted} addresses under Network › Application Servers`;
   }
   const at = lacking.map((l) => l.row).join(', ');

@@ -1,9 +1,7 @@
-import { IPFE_SLOTS, type IpfeSlot } from '@ipfe/schema';
+import { IPFE_SLOTS, slotLabel, type IpfeSlot } from '@ipfe/schema';
 import type { ReactNode } from 'react';
 import type { UseFormRegisterReturn } from 'react-hook-form';
 import { CheckboxGroupField, RadioGroupField } from '@/components/ui/form';
-
-const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
 
 /**
  * Serving (decision 018): active/standby (the Active IPFE of each address and its mate) or

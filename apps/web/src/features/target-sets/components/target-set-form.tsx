@@ -3,12 +3,14 @@ import {
   DELETE_AGE_S,
   FACTOR,
   FACTOR_PAIR_RULE,
+  familyLabel,
   IPFE_SLOTS,
   LEAST_LOAD_SERVING_RULE,
   leastLoadSchema,
   MESSAGES,
   PEER_NODE_THRESHOLD,
   savedFactors,
+  slotLabel,
   standbyOf,
   unusedTargetSetNumbers,
   targetSetSchema,
@@ -61,8 +63,6 @@ const schema = formSchema(toTargetSetBody, targetSetSchema);
 // Least Load in an active-active set shows on the algorithm: said, or taken back, as Serving changes.
 const RULES = [FACTOR_PAIR_RULE, LEAST_LOAD_SERVING_RULE];
 const num = { valueAsNumber: true } as const;
-const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
-const familyLabel = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
 const ACTIVE_ACTIVE_NOTE = 'Not used: the Target Set is served active-active (see Serving).';
 
 export interface TargetSetFormProps {
