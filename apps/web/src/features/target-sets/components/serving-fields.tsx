@@ -1,7 +1,8 @@
-import { IPFE_SLOTS, slotLabel, type IpfeSlot } from '@ipfe/schema';
+import type { IpfeSlot } from '@ipfe/schema';
 import type { ReactNode } from 'react';
 import type { UseFormRegisterReturn } from 'react-hook-form';
 import { CheckboxGroupField, RadioGroupField } from '@/components/ui/form';
+import { slotChoices } from './ipfe-slots';
 
 /**
  * Serving (decision 018): active/standby (the Active IPFE of each address and its mate) or
@@ -33,11 +34,7 @@ export function ServingFields({
         <CheckboxGroupField
           label="Active-Active IPFEs"
           registration={register('activeActiveIpfes')}
-          options={IPFE_SLOTS.map((slot) => ({
-            value: slot,
-            label: slotLabel(slot),
-            disabled: !configured.includes(slot),
-          }))}
+          options={slotChoices(configured)}
           required
           note={slotNote}
           help="The IPFEs that serve this Target Set together: 2 to 4. Every one of them sends a flow to the same server."
