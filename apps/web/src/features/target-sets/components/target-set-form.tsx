@@ -26,13 +26,12 @@ import {
   SaveFeedback,
   SelectField,
   useCarriedOutcome,
-  useSave,
+  usePageSave,
   useSchemaForm,
-  type SaveOutcome,
+  type EditPage,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
-import { savedAs } from '@/lib/commits';
 import type { TargetSetView } from '../api/get-target-sets';
 import { AddressSection } from './address-section';
 import { ChangePreview, type ChangePreviewProps } from './change-preview';
@@ -61,19 +60,12 @@ const schema = formSchema(toTargetSetBody, targetSetSchema);
 const RULES = [FACTOR_PAIR_RULE, LEAST_LOAD_SERVING_RULE];
 const num = { valueAsNumber: true } as const;
 
-export interface TargetSetFormProps {
+export interface TargetSetFormProps extends EditPage<TargetSet, Versioned<TargetSetView>, number> {
   context: TargetSetContext;
   /** Insert: the family of the button that opened the page. */
   family: Family;
   /** Edit: the Target Set as the API shows it. */
   targetSet: TargetSetView | null;
-  save: (body: TargetSet) => Promise<Versioned<TargetSetView>>;
-  /** After OK (and on Cancel): back to the View. */
-  onDone: (outcome: SaveOutcome | null) => void;
-  /** After Apply on Insert: the Target Set now exists and is edited from here on. */
-  onInserted: (number: number, outcome: SaveOutcome) => void;
-  /** After a stale save: load the current version. */
-  onReload: () => void;
   /**
    * Reads the rest of the configuration again, from the API. Another client may have changed it
    * since the page opened (an admin configures BGP): a save the checks refuse against what the
@@ -87,11 +79,8 @@ export function TargetSetForm({
   context: held,
   family,
   targetSet,
-  save,
-  onDone,
-  onInserted,
-  onReload,
   refreshContext,
+  ...page
 }: TargetSetFormProps) {
   const editing = targetSet !== null;
   const { context, checked, refreshing, refreshIfRefused } = useRefreshedContext(
@@ -107,7 +96,7 @@ export function TargetSetForm({
     rules: RULES,
   });
   const { register, control } = form;
-  const { isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
+  const { touchedFields, isSubmitted } = useFormState({ control });
   // OK and Apply: a refusal by the rules that span entities is said only once the configuration
   // read afresh refuses it too; what the operator typed stays as it is.
   const handleSubmit: typeof form.handleSubmit = (onValid, onInvalid) => async (event) => {
@@ -145,25 +134,15 @@ export function TargetSetForm({
   const place = (path: string) => placeTargetSetIssue(path, editing);
   // A message carried over from the page that sent the operator here (Apply on Insert).
   const carried = useCarriedOutcome();
-  const { onSubmit, outcome, intent } = useSave({
+  const { onSubmit, outcome, intent } = usePageSave({
     form,
-    save: (body: TargetSet) => save(body),
-    place,
+    page,
+    inserting: !editing,
     what: editing ? `Target Set ${targetSet.number}` : 'The Target Set',
-    onSaved: (saved, how) => {
-      const result: SaveOutcome = {
-        kind: 'saved',
-        message: savedAs(`Target Set ${saved.data.number}`, saved),
-        warnings: saved.data.warnings,
-      };
-      if (how === 'ok') {
-        onDone(result);
-        return null;
-      }
-      form.reset(editValues(saved.data, options));
-      if (!editing) onInserted(saved.data.number, result);
-      return result;
-    },
+    place,
+    title: (saved) => `Target Set ${saved.number}`,
+    keyOf: (saved) => saved.number,
+    valuesOf: (saved) => editValues(saved, options),
   });
   const shown = outcome ?? carried;
   // Warnings as the form sees them live, and as the server answered the last save.
@@ -190,7 +169,7 @@ export function TargetSetForm({
       label={editing ? `Edit Target Set ${targetSet.number}` : 'Insert Target Set'}
       className="entity-form target-set-form"
     >
-      <SaveFeedback outcome={shown} onReload={onReload} />
+      <SaveFeedback outcome={shown} onReload={page.onReload} />
 
       <Section title="Target Set">
         <div className="form-grid">
@@ -341,11 +320,7 @@ export function TargetSetForm({
       </Section>
 
       {live.checks}
-      <FormActions
-        intent={intent}
-        busy={isSubmitting || refreshing}
-        onCancel={() => onDone(null)}
-      />
+      <FormActions intent={intent} busy={refreshing} onCancel={() => page.onDone(null)} />
     </Form>
   );
 }
