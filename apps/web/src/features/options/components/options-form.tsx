@@ -3,6 +3,7 @@ import {
   AGENT_PORT_DEFAULT,
   CONNECT_TIMEOUT_S,
   CONNECT_TRY_INTERVAL_S,
+  fieldPaths,
   FORWARDED_PORTS,
   IMBALANCE_THRESHOLD_PCT,
   IPFE_SLOTS,
@@ -16,10 +17,8 @@ import {
   optionsSchema,
   PORT,
   type IpfeSlot,
-  type MONITOR_PROTOCOLS,
   type Options,
   type OptionsInput,
-  type TCP_REJECT_OPTIONS,
 } from '@ipfe/schema';
 import { useFormContext } from 'react-hook-form';
 import {
@@ -39,22 +38,14 @@ import { savedAs } from '@/lib/commits';
 import { useUpdateOptions } from '../api/update-options';
 import { bgpBody, bgpFormValues, BgpSection, type BgpFormValues } from './bgp-section';
 
-export interface OptionsFormValues {
+/** The schema's options, but for what is typed otherwise: a node left empty, the ports, BGP. */
+export type OptionsFormValues = Omit<Options, 'ipfe' | 'forwardedPorts' | 'bgp'> & {
+  /** An empty address: the node is not configured. */
   ipfe: Record<IpfeSlot, { address: string; agentPort: number }>;
-  mateHeartbeatPort: number;
-  mateIntervalMs: number;
-  mateTimeoutMs: number;
-  tcpRejectOption: (typeof TCP_REJECT_OPTIONS)[number];
   /** Typed as a list: "3868, 3869". */
   forwardedPorts: string;
-  monitorProtocol: (typeof MONITOR_PROTOCOLS)[number];
-  monitoringPort: number;
-  connectTimeoutS: number;
-  connectTryIntervalS: number;
-  leastLoadThreshold: number;
-  imbalanceThresholdPct: number;
   bgp: BgpFormValues;
-}
+};
 
 export function toFormValues(options: Options): OptionsFormValues {
   const ipfe = Object.fromEntries(
@@ -92,30 +83,20 @@ export function toOptionsBody(values: OptionsFormValues): OptionsInput {
 
 const schema = formSchema(toOptionsBody, optionsSchema);
 
-const FIELDS = new Set([
-  'mateHeartbeatPort',
-  'mateIntervalMs',
-  'mateTimeoutMs',
-  'tcpRejectOption',
-  'monitorProtocol',
-  'monitoringPort',
-  'connectTimeoutS',
-  'connectTryIntervalS',
-  'leastLoadThreshold',
-  'imbalanceThresholdPct',
-]);
+/** The options' fields, as the schema names them ("ipfe.A1.address", "mateIntervalMs", "bgp.asn"). */
+const FIELDS = new Set(fieldPaths(optionsSchema));
 
 /** Where an API path shows on this form. */
 export function placeOptionsIssue(path: string): string | null {
-  if (/^ipfe\.(A1|A2|B1|B2)\.(address|agentPort)$/.test(path)) return path;
-  if (/^ipfe\.(A1|A2|B1|B2)$/.test(path)) return `${path}.address`;
+  // Lists: the ports are typed in one box; the peers' own issue is the list's.
   if (path.startsWith('forwardedPorts')) return 'forwardedPorts';
+  if (path === 'bgp.peers') return 'bgp.peers.root';
+  if (FIELDS.has(path)) return path;
+  if (/^ipfe\.(A1|A2|B1|B2)$/.test(path)) return `${path}.address`;
   if (/^bgp\.peers\.\d+\.(address|asn)$/.test(path)) return path;
   if (/^bgp\.peers\.\d+$/.test(path)) return `${path}.address`;
-  if (/^bgp\.(asn|bfdIntervalMs|bfdMultiplier)$/.test(path)) return path;
-  if (path === 'bgp.peers') return 'bgp.peers.root';
   if (path === 'bgp') return 'bgp.enabled';
-  return FIELDS.has(path) ? path : null;
+  return null;
 }
 
 const num = { valueAsNumber: true } as const;
