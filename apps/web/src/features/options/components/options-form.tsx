@@ -3,6 +3,7 @@ import {
   AGENT_PORT_DEFAULT,
   CONNECT_TIMEOUT_S,
   CONNECT_TRY_INTERVAL_S,
+  defaultsOf,
   fieldPaths,
   FORWARDED_PORTS,
   IMBALANCE_THRESHOLD_PCT,
@@ -22,6 +23,7 @@ import {
 } from '@ipfe/schema';
 import { useFormContext } from 'react-hook-form';
 import {
+  choiceLabel,
   Form,
   FieldMessage,
   formSchema,
@@ -101,6 +103,16 @@ export function placeOptionsIssue(path: string): string | null {
 
 const num = { valueAsNumber: true } as const;
 const PORT_RANGE = `${PORT.min}–${PORT.max}`;
+const DEFAULTS = defaultsOf(optionsSchema);
+const TCP_REJECT_CHOICES = [
+  { value: 'tcpReset', label: 'TCP reset' },
+  { value: 'drop', label: 'Drop' },
+];
+const MONITOR_CHOICES = [
+  { value: 'heartbeat', label: 'Heartbeat' },
+  { value: 'tcpConnectOnly', label: 'TCP connect only' },
+  { value: 'disabled', label: 'Disabled' },
+];
 
 /** One IPFE node of the IPFE Addresses table: its address and agent port, with their errors. */
 function IpfeRow({
@@ -251,11 +263,8 @@ export function OptionsForm({
             <RadioGroupField
               label="TCP reject option"
               registration={register('tcpRejectOption')}
-              options={[
-                { value: 'tcpReset', label: 'TCP reset' },
-                { value: 'drop', label: 'Drop' },
-              ]}
-              help="What a client connection gets when no server can take it: a reset, or a plain close. Default: TCP reset"
+              options={TCP_REJECT_CHOICES}
+              help={`What a client connection gets when no server can take it: a reset, or a plain close. Default: ${choiceLabel(DEFAULTS.tcpRejectOption, TCP_REJECT_CHOICES)}`}
             />
             <InputField
               label="Forwarded ports"
@@ -271,12 +280,8 @@ export function OptionsForm({
             <RadioGroupField
               label="Monitoring protocol"
               registration={register('monitorProtocol')}
-              options={[
-                { value: 'heartbeat', label: 'Heartbeat' },
-                { value: 'tcpConnectOnly', label: 'TCP connect only' },
-                { value: 'disabled', label: 'Disabled' },
-              ]}
-              help="Heartbeat: servers send load heartbeats on the monitoring connection (needed by Least Load). TCP connect only: a server that accepts the connection is available. Disabled: every server is available. Default: Heartbeat"
+              options={MONITOR_CHOICES}
+              help={`Heartbeat: servers send load heartbeats on the monitoring connection (needed by Least Load). TCP connect only: a server that accepts the connection is available. Disabled: every server is available. Default: ${choiceLabel(DEFAULTS.monitorProtocol, MONITOR_CHOICES)}`}
             />
             <InputField
               label="Monitoring port"

@@ -3,12 +3,14 @@ import {
   DELETE_AGE_S,
   FACTOR,
   FACTOR_PAIR_RULE,
+  defaultsOf,
   familyLabel,
   LEAST_LOAD_SERVING_RULE,
   MESSAGES,
   PEER_NODE_THRESHOLD,
   savedFactors,
   TARGET_SET_NUMBER,
+  targetSetFieldsSchema,
   targetSetSchema,
   type TargetSet,
 } from '@ipfe/schema';
@@ -16,6 +18,7 @@ import { useMemo } from 'react';
 import { useFormState, useWatch, type Control } from 'react-hook-form';
 import {
   CheckboxField,
+  choiceLabel,
   FieldRow,
   Form,
   FormActions,
@@ -59,6 +62,16 @@ const schema = formSchema(toTargetSetBody, targetSetSchema);
 // Least Load in an active-active set shows on the algorithm: said, or taken back, as Serving changes.
 const RULES = [FACTOR_PAIR_RULE, LEAST_LOAD_SERVING_RULE];
 const num = { valueAsNumber: true } as const;
+const DEFAULTS = defaultsOf(targetSetFieldsSchema);
+const PROTOCOL_CHOICES = [
+  { value: 'tcp', label: 'TCP only' },
+  { value: 'sctp', label: 'SCTP only' },
+  { value: 'both', label: 'Both TCP and SCTP' },
+];
+const ALGORITHM_CHOICES = [
+  { value: 'hash', label: 'Hash' },
+  { value: 'leastLoad', label: 'Least Load' },
+];
 
 export interface TargetSetFormProps extends EditPage<TargetSet, Versioned<TargetSetView>, number> {
   context: TargetSetContext;
@@ -197,12 +210,8 @@ export function TargetSetForm({
           <RadioGroupField
             label="Protocols"
             registration={register('protocols')}
-            options={[
-              { value: 'tcp', label: 'TCP only' },
-              { value: 'sctp', label: 'SCTP only' },
-              { value: 'both', label: 'Both TCP and SCTP' },
-            ]}
-            help="A Target Set can support SCTP, TCP, or both. Default: Both TCP and SCTP"
+            options={PROTOCOL_CHOICES}
+            help={`A Target Set can support SCTP, TCP, or both. Default: ${choiceLabel(DEFAULTS.protocols, PROTOCOL_CHOICES)}`}
           />
           <CheckboxField
             label="Disable"
@@ -212,7 +221,7 @@ export function TargetSetForm({
           <CheckboxField
             label="Initiator Connection Support"
             registration={register('initiatorSupport')}
-            help="Connections initiated by application servers from the Target Set address, with incoming packets routed back to the originating server by port. Default: off"
+            help={`Connections initiated by application servers from the Target Set address, with incoming packets routed back to the originating server by port. Default: ${choiceLabel(DEFAULTS.initiatorSupport)}`}
           />
           <InputField
             label="Delete Age (s)"
@@ -225,11 +234,8 @@ export function TargetSetForm({
           <RadioGroupField
             label="Load Balance Algorithm"
             registration={register('algorithm')}
-            options={[
-              { value: 'hash', label: 'Hash' },
-              { value: 'leastLoad', label: 'Least Load' },
-            ]}
-            help="Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat; not with Active-Active serving). Default: Least Load"
+            options={ALGORITHM_CHOICES}
+            help={`Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat; not with Active-Active serving). Default: ${choiceLabel(DEFAULTS.algorithm, ALGORITHM_CHOICES)}`}
           />
         </div>
       </Section>
@@ -275,7 +281,7 @@ export function TargetSetForm({
           <CheckboxField
             label="Peer Node Aware Least Load"
             registration={register('leastLoad.peerNodeAware')}
-            help="Spread the connections of one Peer Node Group across the servers, for redundancy. Default: on"
+            help={`Spread the connections of one Peer Node Group across the servers, for redundancy. Default: ${choiceLabel(DEFAULTS.leastLoad.peerNodeAware)}`}
           />
           <InputField
             label="Peer Node Group Distribution Threshold"
