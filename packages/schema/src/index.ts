@@ -1,6 +1,7 @@
 export * from './alarms.ts';
 export * from './limits.ts';
 export * from './messages.ts';
+export * from './labels.ts';
 export * from './net.ts';
 export * from './fields.ts';
 export * from './shape.ts';

@@ -9,6 +9,7 @@ import {
   XSI_NETWORKS_MAX,
   type IpfeSlot,
 } from './limits.ts';
+import { familyLabel } from './labels.ts';
 import { MESSAGES } from './messages.ts';
 import { cidrContains, cidrsOverlap, ipFamily, isUnusableUnicast } from './net.ts';
 import { nonHostRole } from './network.ts';
@@ -66,7 +67,8 @@ type Add = (
 ) => void;
 type Warn = (path: string, message: string) => void;
 
-const slotLabel = (slot: IpfeSlot) => `IPFE ${slot}`;
+/** An IPFE node inside a message: "IPFE A1". */
+const slotInText = (slot: IpfeSlot) => `IPFE ${slot}`;
 
 /**
  * An address of a Target Set or an application server must be a host address of an XSI network
@@ -116,7 +118,7 @@ function checkOptions(config: Configuration, add: Add) {
     if (!node) continue;
     const path = joinPath('options.ipfe', slot, 'address');
     const other = addresses.get(node.address);
-    if (other) add(path, `${node.address} is already the address of ${slotLabel(other)}`);
+    if (other) add(path, `${node.address} is already the address of ${slotInText(other)}`);
     else addresses.set(node.address, slot);
     if (isUnusableUnicast(node.address)) add(path, `${node.address} is not a unicast address`);
   }
@@ -299,9 +301,9 @@ function checkActiveActive(
     if (config.options.ipfe[slot]) return;
     add(
       at('activeActiveIpfes', k),
-      `${slotLabel(slot)} is not configured. ${MESSAGES.configureIpfe}`,
+      `${slotInText(slot)} is not configured. ${MESSAGES.configureIpfe}`,
       `options.ipfe.${slot}.address`,
-      `${slotLabel(slot)} serves ${USERS_PLACEHOLDER} active-active`,
+      `${slotInText(slot)} serves ${USERS_PLACEHOLDER} active-active`,
     );
   });
   if (config.options.bgp === null) {
@@ -313,8 +315,6 @@ function checkActiveActive(
     );
   }
 }
-
-const familyLabel = (family: 'ipv4' | 'ipv6') => (family === 'ipv4' ? 'IPv4' : 'IPv6');
 
 function checkPublicAddress(
   config: Configuration,
@@ -348,7 +348,7 @@ function checkPublicAddress(
   if (ipfe)
     add(
       path,
-      `${address} is the address of ${slotLabel(ipfe)}`,
+      `${address} is the address of ${slotInText(ipfe)}`,
       `options.ipfe.${ipfe}.address`,
       usedBy,
     );
@@ -356,9 +356,9 @@ function checkPublicAddress(
   if (ts.serving === 'activeStandby' && !config.options.ipfe[activeIpfe]) {
     add(
       at(which, 'activeIpfe'),
-      `${slotLabel(activeIpfe)} is not configured. ${MESSAGES.configureIpfe}`,
+      `${slotInText(activeIpfe)} is not configured. ${MESSAGES.configureIpfe}`,
       `options.ipfe.${activeIpfe}.address`,
-      `${slotLabel(activeIpfe)} is the Active IPFE of ${USERS_PLACEHOLDER}`,
+      `${slotInText(activeIpfe)} is the Active IPFE of ${USERS_PLACEHOLDER}`,
     );
   }
 }

@@ -21,6 +21,26 @@ describe('drafts', () => {
     });
   });
 
+  it('never writes an SNMP community or key either', () => {
+    const destination = { host: '192.0.2.1', version: 'v3', user: 'nms' };
+    writeDraft('/options#snmp-traps', {
+      user: 'admin',
+      base: { destinations: [destination] },
+      mine: {
+        destinations: [
+          {
+            ...destination,
+            community: 'public-typed',
+            authKey: 'auth-typed',
+            privKey: 'priv-typed',
+          },
+        ],
+      },
+    });
+    expect(JSON.stringify(sessionStorage)).not.toMatch(/-typed/);
+    expect(readDraft('/options#snmp-traps')?.mine).toEqual({ destinations: [destination] });
+  });
+
   it('keeps an emptied number box empty (NaN), not 0 or null', () => {
     writeDraft('/options', { user: 'olga', base: { n: 3 }, mine: { n: Number.NaN } });
     expect(readDraft('/options')?.mine).toEqual({ n: Number.NaN });

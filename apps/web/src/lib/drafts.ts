@@ -2,7 +2,7 @@
  * Unsaved form input kept for this browser tab, keyed by the page's URL: what an operator had typed
  * on an Insert or Edit page when the session ended (logged out in another tab, or expired), to be
  * put back after they log in again. sessionStorage, so it belongs to the tab and goes with it.
- * Passwords are never written.
+ * Secrets (passwords, SNMP communities and keys) are never written.
  */
 
 export interface Draft {
@@ -39,14 +39,17 @@ const reviver = (_key: string, value: unknown) =>
     ? Number.NaN
     : value;
 
-/** Drops every leaf whose name says it is a password. */
-export function withoutPasswords(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutPasswords);
+/** A field whose name says it holds a secret: a password, an SNMP community, a key ("authKey"). */
+const SECRET = /password|community|key$/i;
+
+/** Drops every leaf whose name says it is a secret. */
+export function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value)
-        .filter(([key]) => !/password/i.test(key))
-        .map(([key, v]) => [key, withoutPasswords(v)]),
+        .filter(([key]) => !SECRET.test(key))
+        .map(([key, v]) => [key, withoutSecrets(v)]),
     );
   }
   return value;
@@ -73,8 +76,8 @@ export function readDraft(key: string): Draft | null {
 export function writeDraft(key: string, draft: Draft) {
   const stored: Draft = {
     user: draft.user,
-    base: withoutPasswords(draft.base),
-    mine: withoutPasswords(draft.mine),
+    base: withoutSecrets(draft.base),
+    mine: withoutSecrets(draft.mine),
     ...(draft.ended ? { ended: true } : {}),
     ...(draft.saving ? { saving: true } : {}),
   };

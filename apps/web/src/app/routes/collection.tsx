@@ -2,10 +2,10 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { Alert } from '@/components/ui/alert';
 import { CarriedOutcomeProvider, type SaveOutcome } from '@/components/ui/form/carried-outcome';
+import type { EditPage } from '@/components/ui/form/form-actions';
 import { ListToolbar } from '@/components/ui/list-toolbar';
 import { Loading, Page } from '@/components/ui/page';
 import { canEdit, useUser } from '@/lib/auth';
-import { useShownVersion } from '@/lib/shown-version';
 import { SavedNotice, type SavedState } from './saved-notice';
 
 interface Query<T> {
@@ -19,16 +19,14 @@ interface Query<T> {
 type CollectionKey = string | number;
 
 /** What the Insert/Edit form of every collection is given. */
-export interface CollectionFormProps<Entity, Body, Saved, Key extends CollectionKey = string> {
+export interface CollectionFormProps<
+  Entity,
+  Body,
+  Saved,
+  Key extends CollectionKey = string,
+> extends EditPage<Body, Saved, Key> {
   /** Edit: the entity as the API shows it; Insert: null. */
   entity: Entity | null;
-  save: (body: Body) => Promise<Saved>;
-  /** After OK (what was saved) and on Cancel (null): back to the list. */
-  onDone: (outcome: SaveOutcome | null) => void;
-  /** After Apply on Insert: the entity now exists, and is edited from here on. */
-  onInserted: (key: Key, outcome: SaveOutcome) => void;
-  /** After a stale save: load the current version. */
-  onReload: () => void;
 }
 
 /**
@@ -189,7 +187,6 @@ export function collectionRoutes<
     const onDone = useDone();
     const [version, setVersion] = useState(0);
     const loaded = item.data;
-    const shown = useShownVersion(loaded?.etag, version);
     // Apply on Insert came here with its message: the form shows it until the next save.
     const state = location.state as SavedState | null;
     const carried = useMemo<SaveOutcome | null>(
@@ -206,11 +203,9 @@ export function collectionRoutes<
           <CarriedOutcomeProvider key={version} outcome={carried}>
             {c.renderForm({
               entity: loaded.data,
-              save: async (body) => {
-                const saved = await update.mutateAsync({ key, data: body, etag: shown.etag() });
-                shown.saved(saved.etag);
-                return saved;
-              },
+              // The form keeps the version it shows (useSave) and sends its ETag.
+              etag: loaded.etag,
+              save: (body, etag) => update.mutateAsync({ key, data: body, etag }),
               onDone,
               onInserted: () => undefined,
               onReload: () => void item.refetch().then(() => setVersion((v) => v + 1)),

@@ -90,11 +90,12 @@ export function UserEditRoute() {
         <UserForm
           key={version}
           user={user.data.data}
-          save={(body) =>
+          etag={user.data.etag}
+          save={(body, etag) =>
             update.mutateAsync({
               name,
               data: { role: body.role, ...(body.password ? { password: body.password } : {}) },
-              etag: user.data.etag,
+              etag,
             })
           }
           onDone={(saved) => void navigate(LIST, { state: saved ? { saved } : null })}

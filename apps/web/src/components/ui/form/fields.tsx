@@ -110,6 +110,12 @@ export interface Choice {
   disabled?: boolean;
 }
 
+/** How a field's help names a value: the label of its choice ("Both TCP and SCTP"), or on/off. */
+export function choiceLabel(value: string | boolean, choices: readonly Choice[] = []): string {
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  return choices.find((c) => c.value === value)?.label ?? value;
+}
+
 type SelectFieldProps = BaseFieldProps &
   Omit<SelectHTMLAttributes<HTMLSelectElement>, keyof UseFormRegisterReturn | 'id'> & {
     options: Choice[];

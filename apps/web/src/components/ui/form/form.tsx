@@ -234,7 +234,8 @@ export function useSchemaForm<F extends FieldValues, O>({
 
 /**
  * Puts the server's field errors beside their fields. `place` maps an API path to the form field
- * that shows it (null: no field does). Answers the issues no field shows.
+ * that shows it (null: no field does). A field with several shows the first, as the form's own
+ * checks do (the summary lists them all). Answers the issues no field shows.
  */
 export function applyServerErrors<F extends FieldValues, O>(
   form: UseFormReturn<F, unknown, O>,
@@ -242,12 +243,15 @@ export function applyServerErrors<F extends FieldValues, O>(
   place: (path: string) => string | null,
 ): FieldIssue[] {
   const unplaced: FieldIssue[] = [];
+  const placed = new Set<string>();
   for (const issue of fields) {
     const path = place(issue.path);
     if (path === null) {
       unplaced.push(issue);
       continue;
     }
+    if (placed.has(path)) continue;
+    placed.add(path);
     form.setError(path as never, { type: 'server', message: issue.message });
   }
   return unplaced;

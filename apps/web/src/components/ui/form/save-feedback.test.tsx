@@ -242,6 +242,31 @@ describe('SaveFeedback, when someone else saved first (412)', () => {
   });
 });
 
+describe('SaveFeedback, when the server refuses', () => {
+  it('marks a field the server refuses twice with the first reason, and lists both at the top', async () => {
+    const api = store(start);
+    const refusing = {
+      ...api,
+      save: async () => {
+        throw new ApiError(400, 'VALIDATION', 'Description is required (and 1 more problem)', [
+          { path: 'description', message: 'Description is required' },
+          { path: 'description', message: 'Description must be letters' },
+        ]);
+      },
+    };
+    const { user } = renderWithRouter(<EditPage api={refusing} />);
+    await user.click(screen.getByRole('button', { name: 'OK' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('the server found 2 problems');
+    expect(
+      within(alert)
+        .getAllByRole('listitem')
+        .map((i) => i.textContent),
+    ).toEqual(['Description is required', 'Description must be letters']);
+    expect(field('Description')).toHaveAccessibleDescription('Description is required');
+  });
+});
+
 describe('SaveFeedback shows the latest save only', () => {
   it('drops the banner of an earlier save when the next one is stopped by the form', async () => {
     const api = store(start);

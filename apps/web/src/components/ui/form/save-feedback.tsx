@@ -18,7 +18,7 @@ import {
   readDraft,
   removeDraft,
   takeHandOver,
-  withoutPasswords,
+  withoutSecrets,
   writeDraft,
 } from '@/lib/drafts';
 import { Alert } from '../alert';
@@ -122,14 +122,17 @@ const defaultsOf = (form: UseFormReturn<FieldValues>): unknown => form.control._
 export function SaveFeedback({
   outcome,
   onReload,
+  name,
 }: {
   outcome: SaveOutcome | null;
   onReload?: () => void;
+  /** Which form of the page, where it has more than one (Options, SNMP traps): its drafts' own. */
+  name?: string;
 }) {
   const form = useFormContext();
   const { errors, isSubmitting } = useFormState({ control: form.control });
   const location = useLocation();
-  const key = `${location.pathname}${location.search}`;
+  const key = `${location.pathname}${location.search}${name ? `#${name}` : ''}`;
   const queryClient = useQueryClient();
   const carried = useCarriedOutcome();
   const root = useRef<HTMLDivElement>(null);
@@ -184,7 +187,7 @@ export function SaveFeedback({
     let changes;
     if (handed) changes = changesOf(draft.base, draft.mine, defaults);
     else {
-      const restore = restoreOf(draft, withoutPasswords(defaults));
+      const restore = restoreOf(draft, withoutSecrets(defaults));
       if (restore.kind === 'nothing') return;
       if (restore.kind === 'own-save') {
         removeDraft(key);
@@ -218,8 +221,8 @@ export function SaveFeedback({
   // Keep the unsaved input while the form differs from what it was opened with.
   useEffect(() => {
     const write = () => {
-      const base = withoutPasswords(defaultsOf(form));
-      const mine = withoutPasswords(form.getValues());
+      const base = withoutSecrets(defaultsOf(form));
+      const mine = withoutSecrets(form.getValues());
       if (sameValue(base, mine)) removeDraft(key);
       else {
         // Still what is being saved: it stays marked so.

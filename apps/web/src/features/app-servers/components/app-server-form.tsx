@@ -6,7 +6,6 @@ import {
   type AppServer,
   type AppServerInput,
 } from '@ipfe/schema';
-import { useFormState } from 'react-hook-form';
 import {
   Form,
   FormActions,
@@ -15,13 +14,12 @@ import {
   NameField,
   ReadOnlyField,
   SaveFeedback,
-  useSave,
-  type SaveOutcome,
+  usePageSave,
   useSchemaForm,
+  type EditPage,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
-import { savedAs } from '@/lib/commits';
 import type { AppServerView } from '../api/get-app-servers';
 import { formatRange } from './app-servers-list';
 
@@ -56,44 +54,22 @@ const valuesOf = (server: AppServer | null): AppServerFormValues => ({
 /** Insert (no `server`) or Edit an application server; its port range is the system's. */
 export function AppServerForm({
   server,
-  save,
-  onDone,
-  onInserted,
-  onReload,
-}: {
-  server: AppServer | null;
-  save: (body: AppServerInput) => Promise<Versioned<AppServerView>>;
-  /** Back to the list: after OK with what was saved, after Cancel with nothing. */
-  onDone: (outcome: SaveOutcome | null) => void;
-  /** After Apply on Insert: edited from here on. */
-  onInserted: (name: string, outcome: SaveOutcome) => void;
-  onReload: () => void;
-}) {
+  ...page
+}: { server: AppServer | null } & EditPage<AppServerInput, Versioned<AppServerView>, string>) {
   const form = useSchemaForm({ schema, defaultValues: valuesOf(server) });
-  const { isSubmitting } = useFormState({ control: form.control });
-  const { onSubmit, outcome, intent } = useSave({
+  const { onSubmit, outcome, intent } = usePageSave({
     form,
-    save,
-    place,
+    page,
+    inserting: !server,
     what: 'The application server',
-    onSaved: (saved, how) => {
-      const result: SaveOutcome = {
-        kind: 'saved',
-        message: savedAs(`Application server ${saved.data.name}`, saved),
-        warnings: saved.data.warnings,
-      };
-      if (how === 'ok') {
-        onDone(result);
-        return null;
-      }
-      form.reset(valuesOf(saved.data));
-      if (!server) onInserted(saved.data.name, result);
-      return result;
-    },
+    place,
+    title: (saved) => `Application server ${saved.name}`,
+    keyOf: (saved) => saved.name,
+    valuesOf,
   });
   return (
     <Form form={form} onSubmit={onSubmit} label="Application server" className="entity-form">
-      <SaveFeedback outcome={outcome} onReload={onReload} />
+      <SaveFeedback outcome={outcome} onReload={page.onReload} />
       <Section title="Application Server">
         <div className="form-grid">
           <NameField
@@ -122,7 +98,7 @@ export function AppServerForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
+      <FormActions intent={intent} onCancel={() => page.onDone(null)} />
     </Form>
   );
 }

@@ -1,4 +1,4 @@
-import { formatHostPort, type DataPath, type ForwardedProtocol } from '@ipfe/schema';
+import { formatHostPort, slotLabel, type DataPath, type ForwardedProtocol } from '@ipfe/schema';
 import { Link } from 'react-router';
 import { ago, clock } from '@/lib/time';
 import type { IpfeSlotView } from '../api/get-ipfe';
@@ -81,9 +81,9 @@ export function IpfeTable({ slots, now }: { slots: IpfeSlotView[]; now: number }
                   {slot.mateAlive === null ? (
                     '—'
                   ) : slot.mateAlive ? (
-                    `IPFE-${MATES[slot.slot]} alive`
+                    `${slotLabel(MATES[slot.slot])} alive`
                   ) : (
-                    <span className="state state-error">IPFE-{MATES[slot.slot]} silent</span>
+                    <span className="state state-error">{slotLabel(MATES[slot.slot])} silent</span>
                   )}
                 </td>
                 <td>

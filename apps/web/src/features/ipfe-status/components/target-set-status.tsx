@@ -1,4 +1,4 @@
-import type { AgentStatus, DerivedTargetSet, IpfeSlot } from '@ipfe/schema';
+import { slotLabel, type AgentStatus, type DerivedTargetSet, type IpfeSlot } from '@ipfe/schema';
 import { useId } from 'react';
 import { ConnectionsChart } from './connections-chart';
 import { LeastLoadChart } from './least-load-chart';
@@ -82,8 +82,7 @@ export function TargetSetStatus({
             {ts.serving === 'activeActive' && (
               <span className="state">
                 {' '}
-                active-active:{' '}
-                {(ts.activeActiveIpfes ?? []).map((slot) => `IPFE-${slot}`).join(', ')}
+                active-active: {(ts.activeActiveIpfes ?? []).map(slotLabel).join(', ')}
               </span>
             )}
             {ts.serving !== 'activeActive' && owner && owner !== ts.primary.activeIpfe && (

@@ -83,5 +83,8 @@ describe('OptionsForm', () => {
     expect(placeOptionsIssue('forwardedPorts.1')).toBe('forwardedPorts');
     expect(placeOptionsIssue('ipfe.B2.address')).toBe('ipfe.B2.address');
     expect(placeOptionsIssue('nonsense')).toBeNull();
+    expect(placeOptionsIssue('mateTimeoutMs')).toBe('mateTimeoutMs');
+    expect(placeOptionsIssue('imbalanceThresholdPct')).toBe('imbalanceThresholdPct');
+    expect(placeOptionsIssue('ipfe.A2')).toBe('ipfe.A2.address');
   });
 });

@@ -3,6 +3,8 @@ import {
   AGENT_PORT_DEFAULT,
   CONNECT_TIMEOUT_S,
   CONNECT_TRY_INTERVAL_S,
+  defaultsOf,
+  fieldPaths,
   FORWARDED_PORTS,
   IMBALANCE_THRESHOLD_PCT,
   IPFE_SLOTS,
@@ -16,13 +18,12 @@ import {
   optionsSchema,
   PORT,
   type IpfeSlot,
-  type MONITOR_PROTOCOLS,
   type Options,
   type OptionsInput,
-  type TCP_REJECT_OPTIONS,
 } from '@ipfe/schema';
 import { useFormContext } from 'react-hook-form';
 import {
+  choiceLabel,
   Form,
   FieldMessage,
   formSchema,
@@ -39,22 +40,14 @@ import { savedAs } from '@/lib/commits';
 import { useUpdateOptions } from '../api/update-options';
 import { bgpBody, bgpFormValues, BgpSection, type BgpFormValues } from './bgp-section';
 
-export interface OptionsFormValues {
+/** The schema's options, but for what is typed otherwise: a node left empty, the ports, BGP. */
+export type OptionsFormValues = Omit<Options, 'ipfe' | 'forwardedPorts' | 'bgp'> & {
+  /** An empty address: the node is not configured. */
   ipfe: Record<IpfeSlot, { address: string; agentPort: number }>;
-  mateHeartbeatPort: number;
-  mateIntervalMs: number;
-  mateTimeoutMs: number;
-  tcpRejectOption: (typeof TCP_REJECT_OPTIONS)[number];
   /** Typed as a list: "3868, 3869". */
   forwardedPorts: string;
-  monitorProtocol: (typeof MONITOR_PROTOCOLS)[number];
-  monitoringPort: number;
-  connectTimeoutS: number;
-  connectTryIntervalS: number;
-  leastLoadThreshold: number;
-  imbalanceThresholdPct: number;
   bgp: BgpFormValues;
-}
+};
 
 export function toFormValues(options: Options): OptionsFormValues {
   const ipfe = Object.fromEntries(
@@ -92,34 +85,34 @@ export function toOptionsBody(values: OptionsFormValues): OptionsInput {
 
 const schema = formSchema(toOptionsBody, optionsSchema);
 
-const FIELDS = new Set([
-  'mateHeartbeatPort',
-  'mateIntervalMs',
-  'mateTimeoutMs',
-  'tcpRejectOption',
-  'monitorProtocol',
-  'monitoringPort',
-  'connectTimeoutS',
-  'connectTryIntervalS',
-  'leastLoadThreshold',
-  'imbalanceThresholdPct',
-]);
+/** The options' fields, as the schema names them ("ipfe.A1.address", "mateIntervalMs", "bgp.asn"). */
+const FIELDS = new Set(fieldPaths(optionsSchema));
 
 /** Where an API path shows on this form. */
 export function placeOptionsIssue(path: string): string | null {
-  if (/^ipfe\.(A1|A2|B1|B2)\.(address|agentPort)$/.test(path)) return path;
-  if (/^ipfe\.(A1|A2|B1|B2)$/.test(path)) return `${path}.address`;
+  // Lists: the ports are typed in one box; the peers' own issue is the list's.
   if (path.startsWith('forwardedPorts')) return 'forwardedPorts';
+  if (path === 'bgp.peers') return 'bgp.peers.root';
+  if (FIELDS.has(path)) return path;
+  if (/^ipfe\.(A1|A2|B1|B2)$/.test(path)) return `${path}.address`;
   if (/^bgp\.peers\.\d+\.(address|asn)$/.test(path)) return path;
   if (/^bgp\.peers\.\d+$/.test(path)) return `${path}.address`;
-  if (/^bgp\.(asn|bfdIntervalMs|bfdMultiplier)$/.test(path)) return path;
-  if (path === 'bgp.peers') return 'bgp.peers.root';
   if (path === 'bgp') return 'bgp.enabled';
-  return FIELDS.has(path) ? path : null;
+  return null;
 }
 
 const num = { valueAsNumber: true } as const;
 const PORT_RANGE = `${PORT.min}–${PORT.max}`;
+const DEFAULTS = defaultsOf(optionsSchema);
+const TCP_REJECT_CHOICES = [
+  { value: 'tcpReset', label: 'TCP reset' },
+  { value: 'drop', label: 'Drop' },
+];
+const MONITOR_CHOICES = [
+  { value: 'heartbeat', label: 'Heartbeat' },
+  { value: 'tcpConnectOnly', label: 'TCP connect only' },
+  { value: 'disabled', label: 'Disabled' },
+];
 
 /** One IPFE node of the IPFE Addresses table: its address and agent port, with their errors. */
 function IpfeRow({
@@ -270,11 +263,8 @@ export function OptionsForm({
             <RadioGroupField
               label="TCP reject option"
               registration={register('tcpRejectOption')}
-              options={[
-                { value: 'tcpReset', label: 'TCP reset' },
-                { value: 'drop', label: 'Drop' },
-              ]}
-              help="What a client connection gets when no server can take it: a reset, or a plain close. Default: TCP reset"
+              options={TCP_REJECT_CHOICES}
+              help={`What a client connection gets when no server can take it: a reset, or a plain close. Default: ${choiceLabel(DEFAULTS.tcpRejectOption, TCP_REJECT_CHOICES)}`}
             />
             <InputField
               label="Forwarded ports"
@@ -290,12 +280,8 @@ export function OptionsForm({
             <RadioGroupField
               label="Monitoring protocol"
               registration={register('monitorProtocol')}
-              options={[
-                { value: 'heartbeat', label: 'Heartbeat' },
-                { value: 'tcpConnectOnly', label: 'TCP connect only' },
-                { value: 'disabled', label: 'Disabled' },
-              ]}
-              help="Heartbeat: servers send load heartbeats on the monitoring connection (needed by Least Load). TCP connect only: a server that accepts the connection is available. Disabled: every server is available. Default: Heartbeat"
+              options={MONITOR_CHOICES}
+              help={`Heartbeat: servers send load heartbeats on the monitoring connection (needed by Least Load). TCP connect only: a server that accepts the connection is available. Disabled: every server is available. Default: ${choiceLabel(DEFAULTS.monitorProtocol, MONITOR_CHOICES)}`}
             />
             <InputField
               label="Monitoring port"

@@ -1,8 +1,14 @@
 import { screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readDraft } from '@/lib/drafts';
 import { renderWithRouter } from '@/testing/render';
 import type { SnmpTrapsView } from '../api/snmp-traps';
-import { SnmpTrapsForm, toFormValues, toSnmpTrapsBody } from './snmp-traps-form';
+import {
+  SnmpTrapsForm,
+  toFormValues,
+  toSnmpTrapsBody,
+  type SnmpTrapsFormValues,
+} from './snmp-traps-form';
 
 const view: SnmpTrapsView = {
   engineId: '80007ed905a1b2c3d4e5f60718',
@@ -158,6 +164,30 @@ describe('SnmpTrapsForm', () => {
     expect(await screen.findByText(/server found a problem/)).toBeInTheDocument();
     expect(community).toHaveAttribute('aria-invalid', 'true');
     expect(community).toHaveAccessibleDescription(expect.stringContaining('Community is required'));
+  });
+
+  it('loads the version someone else saved meanwhile, and keeps the operator’s typing apart from the options’, secrets left out', async () => {
+    stubApi(() =>
+      json(412, {
+        error: { code: 'PRECONDITION_FAILED', message: 'Changed by someone else', fields: [] },
+      }),
+    );
+    const onReload = vi.fn();
+    const { user } = renderWithRouter(
+      <SnmpTrapsForm view={view} etag='"snmp-1"' readOnly={false} onReload={onReload} />,
+    );
+    await user.clear(screen.getByLabelText(/^Address, destination 1/));
+    await user.type(screen.getByLabelText(/^Address, destination 1/), '192.0.2.20');
+    await user.type(screen.getByLabelText(/^Community, destination 1/), 'typed-community');
+    const kept = readDraft('/#snmp-traps')?.mine as SnmpTrapsFormValues;
+    expect(kept.destinations[0]).toMatchObject({ host: '192.0.2.20' });
+    expect(JSON.stringify(sessionStorage)).not.toContain('typed-community');
+    expect(readDraft('/')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Save SNMP traps' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Someone else saved the SNMP trap destinations after you opened it',
+    );
+    expect(onReload).toHaveBeenCalledTimes(1);
   });
 
   it('checks a field as the schema does when it is left', async () => {

@@ -12,12 +12,12 @@ import {
   type SnmpTrapsInput,
 } from '@ipfe/schema';
 import { useFieldArray, useWatch, type UseFormReturn } from 'react-hook-form';
-import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import {
   Form,
   formSchema,
   InputField,
+  SaveFeedback,
   SelectField,
   useSave,
   useSchemaForm,
@@ -301,18 +301,7 @@ export function SnmpTrapsForm({
           <code aria-label="SNMPv3 engine ID">{view.engineId}</code>. Communities and keys are never
           shown again once saved.
         </p>
-        {outcome && (
-          <Alert tone={outcome.kind === 'saved' ? 'success' : 'error'} title={outcome.message}>
-            {outcome.kind === 'invalid' && (
-              <ul className="issue-list">
-                {outcome.issues.map((i) => (
-                  <li key={`${i.path}:${i.message}`}>{i.message}</li>
-                ))}
-              </ul>
-            )}
-            {outcome.kind === 'stale' && <Button onClick={onReload}>Reload</Button>}
-          </Alert>
-        )}
+        <SaveFeedback name="snmp-traps" outcome={outcome} onReload={onReload} />
         {readOnly && (
           <p className="page-note">Read-only: only an admin may change the trap destinations.</p>
         )}

@@ -4,7 +4,6 @@ import {
   peerNodeGroupSchema,
   type PeerNodeGroup,
 } from '@ipfe/schema';
-import { useFormState } from 'react-hook-form';
 import {
   Form,
   FormActions,
@@ -12,13 +11,12 @@ import {
   NameField,
   SaveFeedback,
   TextAreaField,
-  useSave,
-  type SaveOutcome,
+  usePageSave,
   useSchemaForm,
+  type EditPage,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
-import { savedAs } from '@/lib/commits';
 import type { PeerNodeGroupView } from '../api/get-peer-node-groups';
 
 interface PeerNodeGroupFormValues {
@@ -52,49 +50,31 @@ function memberMessages(error: unknown, lines: string[]): string | undefined {
 
 export function PeerNodeGroupForm({
   group,
-  save,
-  onDone,
-  onInserted,
-  onReload,
-}: {
-  group: PeerNodeGroup | null;
-  save: (body: PeerNodeGroup) => Promise<Versioned<PeerNodeGroupView>>;
-  /** Back to the list: after OK with what was saved, after Cancel with nothing. */
-  onDone: (outcome: SaveOutcome | null) => void;
-  /** After Apply on Insert: edited from here on. */
-  onInserted: (name: string, outcome: SaveOutcome) => void;
-  onReload: () => void;
-}) {
+  ...page
+}: { group: PeerNodeGroup | null } & EditPage<
+  PeerNodeGroup,
+  Versioned<PeerNodeGroupView>,
+  string
+>) {
   const valuesOf = (g: PeerNodeGroup | null) => ({
     name: g?.name ?? '',
     members: g?.members.join('\n') ?? '',
   });
   const form = useSchemaForm({ schema, defaultValues: valuesOf(group) });
-  const { isSubmitting } = useFormState({ control: form.control });
-  const { onSubmit, outcome, intent } = useSave({
+  const { onSubmit, outcome, intent } = usePageSave({
     form,
-    save,
-    place,
+    page,
+    inserting: !group,
     what: 'The peer node group',
-    onSaved: (saved, how) => {
-      const result: SaveOutcome = {
-        kind: 'saved',
-        message: savedAs(`Peer node group ${saved.data.name}`, saved),
-        warnings: saved.data.warnings,
-      };
-      if (how === 'ok') {
-        onDone(result);
-        return null;
-      }
-      form.reset(valuesOf(saved.data));
-      if (!group) onInserted(saved.data.name, result);
-      return result;
-    },
+    place,
+    title: (saved) => `Peer node group ${saved.name}`,
+    keyOf: (saved) => saved.name,
+    valuesOf,
   });
   const help = `IPv4 or IPv6 addresses or CIDRs, one per line; ${PEER_NODE_GROUP_MEMBERS.min}–${PEER_NODE_GROUP_MEMBERS.max} members. A connection belongs to the first group (by name) with a member matching its source address.`;
   return (
     <Form form={form} onSubmit={onSubmit} label="Peer node group" className="entity-form">
-      <SaveFeedback outcome={outcome} onReload={onReload} />
+      <SaveFeedback outcome={outcome} onReload={page.onReload} />
       <Section title="Peer Node Group">
         <div className="form-grid">
           <NameField
@@ -112,7 +92,7 @@ export function PeerNodeGroupForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
+      <FormActions intent={intent} onCancel={() => page.onDone(null)} />
     </Form>
   );
 }

@@ -2,16 +2,18 @@ import {
   canonicalIp,
   checkTargetSetIn,
   defaultsOf,
+  familyLabel,
   fieldPaths,
   fieldsOf,
   ipFamily,
   IPFE_SLOTS,
   standbyOf,
   lowestUnusedTargetSetNumber,
+  publicAddressSchema,
+  secondaryAddressSchema,
   targetSetFieldsSchema,
   targetSetServerSchema,
   underiveTargetSet,
-  WEIGHT,
   type AppServer,
   type Configuration,
   type DerivedTargetSet,
@@ -31,6 +33,12 @@ export type ServerRowValues = Omit<TargetSetServer, 'secondaryAddress'> & {
   secondaryAddress: string;
 };
 
+/** A public address section (primary, secondary): '' = no Active IPFE chosen yet. */
+export interface AddressValues {
+  address: string;
+  activeIpfe: IpfeSlot | '';
+}
+
 /**
  * The Insert/Edit form: the schema's fields, section by section, but for what the operator has not
  * chosen yet: '' stands for "not chosen".
@@ -39,9 +47,9 @@ export type TargetSetFormValues = Omit<
   TargetSet,
   'primary' | 'secondary' | 'activeActiveIpfes' | 'servers'
 > & {
-  primary: { address: string; activeIpfe: IpfeSlot | '' };
+  primary: AddressValues;
   /** An empty address means "no secondary address". */
-  secondary: { address: string; activeIpfe: IpfeSlot | '' };
+  secondary: AddressValues;
   /** Decision 018. The IPFE list is kept while Active/Standby is chosen, but not sent. */
   activeActiveIpfes: IpfeSlot[];
   servers: ServerRowValues[];
@@ -78,6 +86,10 @@ export const newServerRow = (): ServerRowValues => ({
   secondaryAddress: '',
 });
 
+/** The TS Number an Insert holds: the lowest unused one; NaN when every number is in use. */
+export const insertNumber = (targetSets: readonly { number: number }[]) =>
+  lowestUnusedTargetSetNumber(targetSets) ?? Number.NaN;
+
 /**
  * Insert's defaults, as the source GUI pre-fills them: the schema's, the lowest unused number, the
  * first configured IPFE and its complement.
@@ -85,7 +97,7 @@ export const newServerRow = (): ServerRowValues => ({
 export function insertDefaults(family: Family, context: TargetSetContext): TargetSetFormValues {
   const active = configuredSlots(context.options)[0] ?? '';
   return {
-    number: lowestUnusedTargetSetNumber(context.targetSets) ?? Number.NaN,
+    number: insertNumber(context.targetSets),
     family,
     ...defaultsOf(targetSetFieldsSchema),
     primary: { address: '', activeIpfe: active },
@@ -99,9 +111,9 @@ export function editValues(ts: DerivedTargetSet, options: Options): TargetSetFor
   return {
     ...fieldsOf(targetSetFieldsSchema, ts),
     leastLoad: { ...ts.leastLoad },
-    primary: { address: ts.primary.address, activeIpfe: ts.primary.activeIpfe },
+    primary: fieldsOf(publicAddressSchema, ts.primary),
     secondary: ts.secondary
-      ? { address: ts.secondary.address, activeIpfe: ts.secondary.activeIpfe }
+      ? fieldsOf(secondaryAddressSchema, ts.secondary)
       : { address: '', activeIpfe: complementOf(options, ts.primary.activeIpfe) },
     activeActiveIpfes: [...(ts.activeActiveIpfes ?? [])],
     servers: ts.servers.map((s) => ({
@@ -111,10 +123,21 @@ export function editValues(ts: DerivedTargetSet, options: Options): TargetSetFor
   };
 }
 
+/** An address section as the API takes it: a slot not chosen is left out, for the schema to say. */
+const addressBody = ({ address, activeIpfe }: AddressValues) => ({
+  address,
+  ...(activeIpfe ? { activeIpfe } : {}),
+});
+
+/** A row as the API takes it: its schema fields; no Secondary IP Address without a secondary TSA. */
+const rowBody = (row: ServerRowValues, hasSecondary: boolean): TargetSetServer => ({
+  ...fieldsOf(targetSetServerSchema, row),
+  secondaryAddress: hasSecondary && row.secondaryAddress !== '' ? row.secondaryAddress : null,
+});
+
 /** The API's body: no secondary address means no secondary at all, nor secondary row addresses. */
 export function toTargetSetBody(values: TargetSetFormValues): TargetSetInput {
-  const secondaryAddress = values.secondary.address.trim();
-  const hasSecondary = secondaryAddress !== '';
+  const hasSecondary = values.secondary.address.trim() !== '';
   const { activeActiveIpfes, ...rest } = values;
   return {
     ...rest,
@@ -123,51 +146,44 @@ export function toTargetSetBody(values: TargetSetFormValues): TargetSetInput {
       ? { activeActiveIpfes: IPFE_SLOTS.filter((slot) => (activeActiveIpfes ?? []).includes(slot)) }
       : {}),
     leastLoad: { ...values.leastLoad },
-    primary: {
-      address: values.primary.address,
-      ...(values.primary.activeIpfe ? { activeIpfe: values.primary.activeIpfe } : {}),
-    },
+    primary: addressBody(values.primary),
     secondary: hasSecondary
-      ? ({
-          address: values.secondary.address,
-          activeIpfe: values.secondary.activeIpfe || undefined,
-        } as NonNullable<TargetSetInput['secondary']>)
+      ? (addressBody(values.secondary) as NonNullable<TargetSetInput['secondary']>)
       : null,
-    servers: values.servers.map((s) => ({
-      address: s.address,
-      secondaryAddress: hasSecondary && s.secondaryAddress !== '' ? s.secondaryAddress : null,
-      description: s.description,
-      weight: s.weight,
-    })),
+    servers: values.servers.map((row) => rowBody(row, hasSecondary)),
   };
 }
 
 const canonical = (text: string) => canonicalIp(text.trim());
 
+/** What a slot not chosen yet reads as, for the rules that need one: the schema's default. */
+const UNCHOSEN_SLOT = defaultsOf(publicAddressSchema).activeIpfe;
+
+/** An address section as it would be stored. */
+const storedAddress = ({ address, activeIpfe }: AddressValues) => ({
+  address: canonical(address),
+  activeIpfe: activeIpfe || UNCHOSEN_SLOT,
+});
+
 /** The form's values as the stored Target Set they would become, as far as they can be read. */
 function candidateOf(values: TargetSetFormValues): TargetSet {
   const body = toTargetSetBody(values);
+  const hasSecondary = Boolean(body.secondary);
   const { activeActiveIpfes: _sentOnlyActiveActive, ...fields } = values;
   return {
     ...fields,
     leastLoad: { ...values.leastLoad },
     ...(body.activeActiveIpfes ? { activeActiveIpfes: body.activeActiveIpfes } : {}),
-    primary: {
-      address: canonical(values.primary.address),
-      activeIpfe: values.primary.activeIpfe || 'A1',
-    },
-    secondary: body.secondary
-      ? {
-          address: canonical(body.secondary.address),
-          activeIpfe: values.secondary.activeIpfe || 'A1',
-        }
-      : null,
-    servers: (body.servers ?? []).map((s) => ({
-      address: canonical(s.address),
-      secondaryAddress: s.secondaryAddress ? canonical(s.secondaryAddress) : null,
-      description: s.description ?? '',
-      weight: s.weight ?? WEIGHT.default,
-    })),
+    primary: storedAddress(values.primary),
+    secondary: hasSecondary ? storedAddress(values.secondary) : null,
+    servers: values.servers.map((row) => {
+      const server = rowBody(row, hasSecondary);
+      return {
+        ...server,
+        address: canonical(server.address),
+        secondaryAddress: server.secondaryAddress && canonical(server.secondaryAddress),
+      };
+    }),
   };
 }
 
@@ -277,8 +293,6 @@ export function secondaryChoices(
   );
 }
 
-const familyName = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
-
 /**
  * Why rows have no Secondary IP Address to offer, said beside the Secondary Address (null: they
  * all have one): the listed servers have no address of the secondary TSA's family (besides the
@@ -291,7 +305,7 @@ export function secondaryGap(
 ): string | null {
   const family = ipFamily(secondaryTsa.trim());
   if (!family) return null;
-  const wanted = familyName(family);
+  const wanted = familyLabel(family);
   const lacking: { name: string; row: number; same: boolean }[] = [];
   let listed = 0;
   rows.forEach((row, i) => {
@@ -312,7 +326,7 @@ export function secondaryGap(
   const what = lacking.every((l) => l.same) ? `a second ${wanted} address` : `an ${wanted} address`;
   const names = [...new Set(lacking.map((l) => l.name))].join(', ');
   if (lacking.length === listed) {
-    const other = familyName(family === 'ipv4' ? 'ipv6' : 'ipv4');
+    const other = familyLabel(family === 'ipv4' ? 'ipv6' : 'ipv4');
     return `No listed application server has ${what} to be its Secondary IP Address (${names}): use an ${other} Secondary Address, or add ${wanted} addresses under Network › Application Servers`;
   }
   const at = lacking.map((l) => l.row).join(', ');

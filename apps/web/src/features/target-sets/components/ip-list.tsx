@@ -1,6 +1,7 @@
 import {
   chancePct,
   DESCRIPTION_LENGTH,
+  familyLabel,
   ipFamily,
   TARGET_SET_SERVERS,
   WEIGHT,
@@ -149,7 +150,7 @@ export function IpList({
 
   const available = all.filter((c) => !chosen.has(c.address));
   const canAdd = available.length > 0 && fields.length < TARGET_SET_SERVERS.max;
-  const familyLabel = family === 'ipv4' ? 'IPv4' : 'IPv6';
+  const familyName = familyLabel(family);
   const rowErrors = errors.servers as
     | (Record<number, Partial<Record<keyof TargetSetFormValues['servers'][number], FieldError>>> & {
         root?: FieldError;
@@ -162,9 +163,9 @@ export function IpList({
     <div className="ip-list">
       {all.length === 0 && (
         <p className="field-note">
-          No application server has an {familyLabel} address yet. First an {familyLabel} XSI network
+          No application server has an {familyName} address yet. First an {familyName} XSI network
           under <Link to="/xsi-networks">Network › XSI Networks</Link>, then servers with{' '}
-          {familyLabel} addresses on it under{' '}
+          {familyName} addresses on it under{' '}
           <Link to="/app-servers">Network › Application Servers</Link>.
         </p>
       )}
@@ -232,7 +233,7 @@ export function IpList({
         </Button>
         <span className="field-note" id={`${id}-help`}>
           {fields.length} of at most {TARGET_SET_SERVERS.max} rows. IP Address: an application
-          server address of the Target Set&apos;s family ({familyLabel}), each once. Secondary IP
+          server address of the Target Set&apos;s family ({familyName}), each once. Secondary IP
           Address: the same server&apos;s other address, required when the Target Set has a
           Secondary Address. Weighting: {WEIGHT.min}–{WEIGHT.max}, default {WEIGHT.default}; chance
           of selection = weight / sum of weights × 100. Two Target Sets&apos; lists must be
@@ -296,7 +297,6 @@ const IpListRow = memo(function IpListRow({
 }: IpListRowProps) {
   const hasSecondary = secondaryTsa.trim() !== '';
   const secondaryFamily = hasSecondary ? ipFamily(secondaryTsa.trim()) : null;
-  const secondaryLabel = secondaryFamily === 'ipv6' ? 'IPv6' : 'IPv4';
   const server = serverOf(appServers, address);
   const own = all.filter((c) => c.address === address || !chosen.has(c.address));
   const secondaries = secondaryChoices(appServers, address, secondaryTsa);
@@ -307,7 +307,7 @@ const IpListRow = memo(function IpListRow({
     : address === ''
       ? 'Choose the IP Address first'
       : secondaries.length === 0
-        ? `No ${secondaryFamily ? `${secondaryLabel} ` : 'other '}address`
+        ? `No ${secondaryFamily ? `${familyLabel(secondaryFamily)} ` : 'other '}address`
         : 'Choose an address…';
   const n = index + 1;
   const cell = (name: string) => `${cellId}-${name}`;

@@ -1,9 +1,20 @@
-import { IPFE_SLOTS, type IpfeSlot } from '@ipfe/schema';
+import {
+  ACTIVE_ACTIVE_IPFES,
+  defaultsOf,
+  targetSetFieldsSchema,
+  type IpfeSlot,
+} from '@ipfe/schema';
 import type { ReactNode } from 'react';
 import type { UseFormRegisterReturn } from 'react-hook-form';
-import { CheckboxGroupField, RadioGroupField } from '@/components/ui/form';
+import { CheckboxGroupField, choiceLabel, RadioGroupField } from '@/components/ui/form';
+import { slotChoices } from './ipfe-slots';
 
-const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
+const SERVING_CHOICES = [
+  { value: 'activeStandby', label: 'Active/Standby' },
+  { value: 'activeActive', label: 'Active-Active' },
+];
+const { serving } = defaultsOf(targetSetFieldsSchema);
+const { min, max } = ACTIVE_ACTIVE_IPFES;
 
 /**
  * Serving (decision 018): active/standby (the Active IPFE of each address and its mate) or
@@ -25,24 +36,17 @@ export function ServingFields({
       <RadioGroupField
         label="Serving"
         registration={register('serving')}
-        options={[
-          { value: 'activeStandby', label: 'Active/Standby' },
-          { value: 'activeActive', label: 'Active-Active' },
-        ]}
-        help="Active/Standby: the Active IPFE of each address serves it, its mate takes over. Active-Active: 2–4 IPFEs serve it at once, each announcing it to the routers over BGP, which spread flows by ECMP; needs the Hash algorithm and BGP under Options. Default: Active/Standby"
+        options={SERVING_CHOICES}
+        help={`Active/Standby: the Active IPFE of each address serves it, its mate takes over. Active-Active: ${min}–${max} IPFEs serve it at once, each announcing it to the routers over BGP, which spread flows by ECMP; needs the Hash algorithm and BGP under Options. Default: ${choiceLabel(serving, SERVING_CHOICES)}`}
       />
       {activeActive && (
         <CheckboxGroupField
           label="Active-Active IPFEs"
           registration={register('activeActiveIpfes')}
-          options={IPFE_SLOTS.map((slot) => ({
-            value: slot,
-            label: slotLabel(slot),
-            disabled: !configured.includes(slot),
-          }))}
+          options={slotChoices(configured)}
           required
           note={slotNote}
-          help="The IPFEs that serve this Target Set together: 2 to 4. Every one of them sends a flow to the same server."
+          help={`The IPFEs that serve this Target Set together: ${min} to ${max}. Every one of them sends a flow to the same server.`}
         />
       )}
     </div>

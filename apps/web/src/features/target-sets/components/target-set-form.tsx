@@ -3,24 +3,22 @@ import {
   DELETE_AGE_S,
   FACTOR,
   FACTOR_PAIR_RULE,
-  IPFE_SLOTS,
+  defaultsOf,
+  familyLabel,
   LEAST_LOAD_SERVING_RULE,
-  leastLoadSchema,
   MESSAGES,
   PEER_NODE_THRESHOLD,
   savedFactors,
-  standbyOf,
-  unusedTargetSetNumbers,
+  TARGET_SET_NUMBER,
+  targetSetFieldsSchema,
   targetSetSchema,
-  type IpfeSlot,
   type TargetSet,
 } from '@ipfe/schema';
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import type { Control } from 'react-hook-form';
-import { useFormState, useWatch } from 'react-hook-form';
-import { Link } from 'react-router';
+import { useMemo } from 'react';
+import { useFormState, useWatch, type Control } from 'react-hook-form';
 import {
   CheckboxField,
+  choiceLabel,
   FieldRow,
   Form,
   FormActions,
@@ -31,53 +29,56 @@ import {
   SaveFeedback,
   SelectField,
   useCarriedOutcome,
-  useSave,
+  usePageSave,
   useSchemaForm,
-  type SaveOutcome,
+  type EditPage,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
-import { savedAs } from '@/lib/commits';
 import type { TargetSetView } from '../api/get-target-sets';
+import { AddressSection } from './address-section';
+import { ChangePreview, type ChangePreviewProps } from './change-preview';
 import {
   checkInContext,
   configuredSlots,
   editValues,
   insertDefaults,
   placeTargetSetIssue,
-  secondaryGap,
   toTargetSetBody,
-  type ContextIssues,
   type Family,
   type TargetSetContext,
   type TargetSetFormValues,
 } from './form-model';
-import { ChangePreview, type ChangePreviewProps } from './change-preview';
+import { useInsertNumber } from './insert-number';
 import { IpList } from './ip-list';
+import { unconfiguredNote } from './ipfe-slots';
+import { useLeastLoadSection } from './least-load-section';
+import { messageAt, useLiveIssues } from './live-checks';
 import { ServingFields } from './serving-fields';
+import { useRefreshedContext } from './use-refreshed-context';
 
 const schema = formSchema(toTargetSetBody, targetSetSchema);
 // Fm = Fc = 0 (Least Load only) shows on Fm: said, or taken back, as the algorithm or Fc changes.
 // Least Load in an active-active set shows on the algorithm: said, or taken back, as Serving changes.
 const RULES = [FACTOR_PAIR_RULE, LEAST_LOAD_SERVING_RULE];
 const num = { valueAsNumber: true } as const;
-const slotLabel = (slot: IpfeSlot) => `IPFE-${slot}`;
-const familyLabel = (family: Family) => (family === 'ipv4' ? 'IPv4' : 'IPv6');
-const ACTIVE_ACTIVE_NOTE = 'Not used: the Target Set is served active-active (see Serving).';
+const DEFAULTS = defaultsOf(targetSetFieldsSchema);
+const PROTOCOL_CHOICES = [
+  { value: 'tcp', label: 'TCP only' },
+  { value: 'sctp', label: 'SCTP only' },
+  { value: 'both', label: 'Both TCP and SCTP' },
+];
+const ALGORITHM_CHOICES = [
+  { value: 'hash', label: 'Hash' },
+  { value: 'leastLoad', label: 'Least Load' },
+];
 
-export interface TargetSetFormProps {
+export interface TargetSetFormProps extends EditPage<TargetSet, Versioned<TargetSetView>, number> {
   context: TargetSetContext;
   /** Insert: the family of the button that opened the page. */
   family: Family;
   /** Edit: the Target Set as the API shows it. */
   targetSet: TargetSetView | null;
-  save: (body: TargetSet) => Promise<Versioned<TargetSetView>>;
-  /** After OK (and on Cancel): back to the View. */
-  onDone: (outcome: SaveOutcome | null) => void;
-  /** After Apply on Insert: the Target Set now exists and is edited from here on. */
-  onInserted: (number: number, outcome: SaveOutcome) => void;
-  /** After a stale save: load the current version. */
-  onReload: () => void;
   /**
    * Reads the rest of the configuration again, from the API. Another client may have changed it
    * since the page opened (an admin configures BGP): a save the checks refuse against what the
@@ -91,21 +92,14 @@ export function TargetSetForm({
   context: held,
   family,
   targetSet,
-  save,
-  onDone,
-  onInserted,
-  onReload,
   refreshContext,
+  ...page
 }: TargetSetFormProps) {
   const editing = targetSet !== null;
-  // The configuration read afresh at a save holds until the page is given a newer one.
-  const [fresh, setFresh] = useState<{ over: TargetSetContext; context: TargetSetContext } | null>(
-    null,
+  const { context, checked, refreshing, refreshIfRefused } = useRefreshedContext(
+    held,
+    refreshContext,
   );
-  const context = fresh?.over === held ? fresh.context : held;
-  // What the form's checks read; a save goes on from a refresh before the page renders it.
-  const checked = useRef(context);
-  checked.current = context;
   const { options } = context;
   const form = useSchemaForm({
     schema,
@@ -114,37 +108,27 @@ export function TargetSetForm({
     arrayFields: ['servers'],
     rules: RULES,
   });
-  const { register, control, setValue, trigger } = form;
-  const { isSubmitting, touchedFields, isSubmitted } = useFormState({ control });
-  const [refreshing, setRefreshing] = useState(false);
+  const { register, control } = form;
+  const { touchedFields, isSubmitted } = useFormState({ control });
   // OK and Apply: a refusal by the rules that span entities is said only once the configuration
   // read afresh refuses it too; what the operator typed stays as it is.
   const handleSubmit: typeof form.handleSubmit = (onValid, onInvalid) => async (event) => {
     event?.preventDefault();
-    const refused = checkInContext(form.getValues(), checked.current).errors.length > 0;
-    if (refreshContext && refused) {
-      setRefreshing(true);
-      try {
-        const current = await refreshContext();
-        checked.current = current;
-        setFresh({ over: held, context: current });
-      } catch {
-        // Unreadable now: the checks keep what the page holds, and the refusal stands.
-      } finally {
-        setRefreshing(false);
-      }
-    }
+    const reading = refreshIfRefused(
+      (current) => checkInContext(form.getValues(), current).errors.length > 0,
+    );
+    if (reading) await reading;
     await form.handleSubmit(onValid, onInvalid)(event);
     return undefined;
   };
-  // The fields the page's own rendering reads; the IP list and the checks that read every field
-  // subscribe themselves (LiveChecks, EditedPreview), so that a keystroke in a row does not
-  // render the whole form.
-  const [serving, algorithm, leastLoad, secondary, primary, chosenNumber] = useWatch({
+  // The fields the page's own rendering reads; the IP list, the address sections and the checks
+  // that read every field subscribe themselves, so that a keystroke in a row does not render the
+  // whole form.
+  const [serving, algorithm, leastLoad, chosenNumber] = useWatch({
     control,
-    name: ['serving', 'algorithm', 'leastLoad', 'secondary', 'primary', 'number'],
+    name: ['serving', 'algorithm', 'leastLoad', 'number'],
   });
-  const [live, setLive] = useState<LiveIssues>(() => liveIssues(form.getValues(), context));
+  const live = useLiveIssues(control, form.getValues, context);
   const savedList = useMemo(
     () =>
       targetSet && {
@@ -158,101 +142,38 @@ export function TargetSetForm({
     [context.appServers],
   );
   const listTouched = isSubmitted || Boolean(touchedFields.servers);
-  const listIssue = listTouched
-    ? live.errors.find((e) => e.path === 'servers')?.message
-    : undefined;
+  const listIssue = listTouched ? messageAt('servers', live.issues.errors) : undefined;
 
   const place = (path: string) => placeTargetSetIssue(path, editing);
   // A message carried over from the page that sent the operator here (Apply on Insert).
   const carried = useCarriedOutcome();
-  const { onSubmit, outcome, intent } = useSave({
+  const { onSubmit, outcome, intent } = usePageSave({
     form,
-    save: (body: TargetSet) => save(body),
-    place,
+    page,
+    inserting: !editing,
     what: editing ? `Target Set ${targetSet.number}` : 'The Target Set',
-    onSaved: (saved, how) => {
-      const result: SaveOutcome = {
-        kind: 'saved',
-        message: savedAs(`Target Set ${saved.data.number}`, saved),
-        warnings: saved.data.warnings,
-      };
-      if (how === 'ok') {
-        onDone(result);
-        return null;
-      }
-      form.reset(editValues(saved.data, options));
-      if (!editing) onInserted(saved.data.number, result);
-      return result;
-    },
+    place,
+    title: (saved) => `Target Set ${saved.number}`,
+    keyOf: (saved) => saved.number,
+    valuesOf: (saved) => editValues(saved, options),
   });
   const shown = outcome ?? carried;
   // Warnings as the form sees them live, and as the server answered the last save.
   const serverWarnings = shown?.kind === 'saved' ? shown.warnings : [];
-  const warningAt = (path: string) =>
-    (live.warnings.find((w) => w.path === path) ?? serverWarnings.find((w) => w.path === path))
-      ?.message;
+  const warningAt = (path: string) => messageAt(path, live.issues.warnings, serverWarnings);
 
   const configured = configuredSlots(options);
-  const unconfigured = IPFE_SLOTS.filter((s) => !configured.includes(s));
-  const slotChoices = IPFE_SLOTS.map((slot) => ({
-    value: slot,
-    label: slotLabel(slot),
-    disabled: !configured.includes(slot),
-  }));
-  const slotNote =
-    unconfigured.length > 0 ? (
-      <>
-        {unconfigured.map(slotLabel).join(', ')}: not configured.{' '}
-        <Link to="/options">{MESSAGES.configureIpfe}</Link>.
-      </>
-    ) : undefined;
+  const slotNote = unconfiguredNote(configured);
   const activeActive = serving === 'activeActive';
-  const standbyText = (active: IpfeSlot | '' | undefined) => {
-    if (activeActive) return 'None (served active-active)';
-    if (!active) return 'None';
-    const standby = standbyOf(options, active);
-    return standby
-      ? slotLabel(standby)
-      : `None (the mate of ${slotLabel(active)} is not configured)`;
-  };
-
   const isHash = algorithm === 'hash';
   const factors = leastLoad ? savedFactors({ algorithm, leastLoad }) : null;
-  // Hash does not use the Least Load fields, so they are greyed out — unless one is out of range
-  // (Hash keeps them, range-checked): an error never sits on a field that cannot be corrected.
-  // Once open under Hash, the section stays open until the algorithm changes, so that it does not
-  // lock under the operator's typing.
-  const leastLoadInvalid = !leastLoadSchema.safeParse(leastLoad).success;
-  const [openUnderHash, setOpenUnderHash] = useState(false);
-  useEffect(() => {
-    if (!isHash) setOpenUnderHash(false);
-    else if (leastLoadInvalid) setOpenUnderHash(true);
-  }, [isHash, leastLoadInvalid]);
-  const leastLoadLocked = isHash && !openUnderHash && !leastLoadInvalid;
-  const hasSecondary = (secondary?.address ?? '').trim() !== '';
-  const { secondaryNote } = live;
-
-  // Insert: the TS Number pull-down offers the numbers unused as the Target Sets were last read.
-  // When another client has taken the chosen one meanwhile, it is no longer offered: the form
-  // then holds, and shows, the lowest unused number, and says why it changed.
-  const numbers = unusedTargetSetNumbers(context.targetSets);
-  const [numberTaken, setNumberTaken] = useState<number | null>(null);
-  const numberOffered = editing || numbers.includes(chosenNumber);
-  useEffect(() => {
-    // NaN: no number was left to offer, and the note already says whose was taken.
-    if (numberOffered || Number.isNaN(chosenNumber)) return;
-    setNumberTaken(chosenNumber);
-    setValue('number', numbers[0] ?? Number.NaN, { shouldDirty: true });
-    void trigger('number');
-  }, [numberOffered, chosenNumber, numbers, setValue, trigger]);
-  const numberNote =
-    numberTaken !== null && numberTaken !== chosenNumber
-      ? `Target Set ${numberTaken} was inserted by someone else meanwhile; ${Number.isNaN(chosenNumber) ? 'no number is left' : `${chosenNumber} is the lowest unused number now`}.`
-      : undefined;
-  const monitorNote =
-    options.monitorProtocol !== 'heartbeat'
-      ? `Least Load needs Application Server Monitoring set to Heartbeat; it is now ${options.monitorProtocol}.`
-      : undefined;
+  const leastLoadSection = useLeastLoadSection(algorithm, leastLoad, options.monitorProtocol);
+  const number = useInsertNumber(form, {
+    chosen: chosenNumber,
+    targetSets: context.targetSets,
+    editing,
+  });
+  const addressProps = { family, options, configured, slotNote, activeActive, warningAt };
 
   return (
     <Form
@@ -261,7 +182,7 @@ export function TargetSetForm({
       label={editing ? `Edit Target Set ${targetSet.number}` : 'Insert Target Set'}
       className="entity-form target-set-form"
     >
-      <SaveFeedback outcome={shown} onReload={onReload} />
+      <SaveFeedback outcome={shown} onReload={page.onReload} />
 
       <Section title="Target Set">
         <div className="form-grid">
@@ -276,9 +197,9 @@ export function TargetSetForm({
               label="TS Number"
               required
               registration={register('number', num)}
-              options={numbers.map((n) => ({ value: String(n), label: String(n) }))}
-              warning={numberNote}
-              help="Unique ID identifying the Target Set. Format: pull-down of the unused numbers, 1–32. Default: the lowest unused"
+              options={number.numbers.map((n) => ({ value: String(n), label: String(n) }))}
+              warning={number.note}
+              help={`Unique ID identifying the Target Set. Format: pull-down of the unused numbers, ${TARGET_SET_NUMBER.min}–${TARGET_SET_NUMBER.max}. Default: the lowest unused`}
             />
           )}
           <ReadOnlyField
@@ -289,12 +210,8 @@ export function TargetSetForm({
           <RadioGroupField
             label="Protocols"
             registration={register('protocols')}
-            options={[
-              { value: 'tcp', label: 'TCP only' },
-              { value: 'sctp', label: 'SCTP only' },
-              { value: 'both', label: 'Both TCP and SCTP' },
-            ]}
-            help="A Target Set can support SCTP, TCP, or both. Default: Both TCP and SCTP"
+            options={PROTOCOL_CHOICES}
+            help={`A Target Set can support SCTP, TCP, or both. Default: ${choiceLabel(DEFAULTS.protocols, PROTOCOL_CHOICES)}`}
           />
           <CheckboxField
             label="Disable"
@@ -304,7 +221,7 @@ export function TargetSetForm({
           <CheckboxField
             label="Initiator Connection Support"
             registration={register('initiatorSupport')}
-            help="Connections initiated by application servers from the Target Set address, with incoming packets routed back to the originating server by port. Default: off"
+            help={`Connections initiated by application servers from the Target Set address, with incoming packets routed back to the originating server by port. Default: ${choiceLabel(DEFAULTS.initiatorSupport)}`}
           />
           <InputField
             label="Delete Age (s)"
@@ -317,25 +234,16 @@ export function TargetSetForm({
           <RadioGroupField
             label="Load Balance Algorithm"
             registration={register('algorithm')}
-            options={[
-              { value: 'hash', label: 'Hash' },
-              { value: 'leastLoad', label: 'Least Load' },
-            ]}
-            help="Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat; not with Active-Active serving). Default: Least Load"
+            options={ALGORITHM_CHOICES}
+            help={`Hash: by hashing the client's address and port. Least Load: to the least loaded server, as the servers report their load (needs Monitoring Protocol Heartbeat; not with Active-Active serving). Default: ${choiceLabel(DEFAULTS.algorithm, ALGORITHM_CHOICES)}`}
           />
         </div>
       </Section>
 
       <Section
         title="Least Load Parameters"
-        disabled={leastLoadLocked}
-        note={
-          leastLoadLocked
-            ? 'Not used by the Hash algorithm'
-            : isHash
-              ? 'Not used by the Hash algorithm, but kept as typed: correct the value marked below'
-              : monitorNote
-        }
+        disabled={leastLoadSection.locked}
+        note={leastLoadSection.note}
       >
         <div className="form-grid">
           <InputField
@@ -373,7 +281,7 @@ export function TargetSetForm({
           <CheckboxField
             label="Peer Node Aware Least Load"
             registration={register('leastLoad.peerNodeAware')}
-            help="Spread the connections of one Peer Node Group across the servers, for redundancy. Default: on"
+            help={`Spread the connections of one Peer Node Group across the servers, for redundancy. Default: ${choiceLabel(DEFAULTS.leastLoad.peerNodeAware)}`}
           />
           <InputField
             label="Peer Node Group Distribution Threshold"
@@ -394,64 +302,8 @@ export function TargetSetForm({
         />
       </Section>
 
-      <Section title="Primary Public IP Address">
-        <div className="form-grid">
-          <InputField
-            label="Address"
-            required
-            autoComplete="off"
-            placeholder={family === 'ipv4' ? '192.0.2.10' : '2001:db8::10'}
-            registration={register('primary.address')}
-            warning={warningAt('primary.address')}
-            help={`Public ${familyLabel(family)} address presented to the outside world (the Target Set Address). Must be on an XSI network. Do not edit if in use by a local node.`}
-          />
-          <RadioGroupField
-            label="Active IPFE"
-            registration={register('primary.activeIpfe')}
-            options={slotChoices}
-            disabled={activeActive}
-            note={activeActive ? ACTIVE_ACTIVE_NOTE : slotNote}
-            help="The IPFE that primarily handles traffic for this address; if it fails, its mate takes over (A1↔A2, B1↔B2)."
-          />
-          <ReadOnlyField
-            label="Preferred Standby"
-            value={standbyText(primary?.activeIpfe)}
-            help="The mate of the Active IPFE, set when the Active IPFE is chosen."
-          />
-        </div>
-      </Section>
-
-      <Section title="Secondary Public IP Address">
-        <div className="form-grid">
-          <InputField
-            label="Secondary Address"
-            autoComplete="off"
-            registration={register('secondary.address')}
-            liveError={secondaryNote}
-            help="Optional. For SCTP, a failover address of the association; for TCP, an independent address. When set, every IP List row needs a Secondary IP Address."
-          />
-          <RadioGroupField
-            label="Active IPFE for secondary address"
-            registration={register('secondary.activeIpfe')}
-            options={slotChoices}
-            disabled={!hasSecondary || activeActive}
-            note={
-              activeActive
-                ? ACTIVE_ACTIVE_NOTE
-                : hasSecondary
-                  ? slotNote
-                  : 'Set a Secondary Address first.'
-            }
-            warning={warningAt('secondary.activeIpfe')}
-            help="Should complement the Active IPFE, to give SCTP dual-homed traffic an alternative path."
-          />
-          <ReadOnlyField
-            label="Preferred Standby for secondary address"
-            value={hasSecondary ? standbyText(secondary?.activeIpfe) : 'None'}
-            help="The mate of the secondary address's Active IPFE."
-          />
-        </div>
-      </Section>
+      <AddressSection which="primary" {...addressProps} />
+      <AddressSection which="secondary" liveError={live.issues.secondaryNote} {...addressProps} />
 
       <Section title="Target Set IP List">
         <IpList appServers={context.appServers} family={family} listError={listIssue} />
@@ -473,60 +325,19 @@ export function TargetSetForm({
         />
       </Section>
 
-      <LiveChecks control={control} context={context} onChange={setLive} />
-      <FormActions
-        intent={intent}
-        busy={isSubmitting || refreshing}
-        onCancel={() => onDone(null)}
-      />
+      {live.checks}
+      <FormActions intent={intent} busy={refreshing} onCancel={() => page.onDone(null)} />
     </Form>
   );
-}
-
-type FormControl = Control<TargetSetFormValues, unknown, TargetSet>;
-
-interface LiveIssues extends ContextIssues {
-  /** A Secondary Address the rows' servers have no address of its family for. */
-  secondaryNote: string | null;
-}
-
-function liveIssues(values: TargetSetFormValues, context: TargetSetContext): LiveIssues {
-  return {
-    ...checkInContext(values, context),
-    // Live, not when the field is left: it follows the rows' choices, and a message that appeared
-    // as the field is left would move Add server away from under the operator's click.
-    secondaryNote: secondaryGap(
-      context.appServers,
-      values.servers ?? [],
-      values.secondary?.address ?? '',
-    ),
-  };
-}
-
-/**
- * The rules that span entities, on every field as typed, one render behind the typing (a
- * keystroke paints first): the form hears of them only when what they say changes.
- */
-function LiveChecks({
-  control,
-  context,
-  onChange,
-}: {
-  control: FormControl;
-  context: TargetSetContext;
-  onChange: (issues: LiveIssues) => void;
-}) {
-  const values = useDeferredValue(useWatch({ control }) as TargetSetFormValues);
-  const said = JSON.stringify(useMemo(() => liveIssues(values, context), [values, context]));
-  useEffect(() => onChange(JSON.parse(said) as LiveIssues), [said, onChange]);
-  return null;
 }
 
 /** The change preview of the IP list as typed (the preview defers its own work). */
 function EditedPreview({
   control,
   ...props
-}: Omit<ChangePreviewProps, 'servers'> & { control: FormControl }) {
+}: Omit<ChangePreviewProps, 'servers'> & {
+  control: Control<TargetSetFormValues, unknown, TargetSet>;
+}) {
   const servers = useWatch({ control, name: 'servers' });
   return <ChangePreview {...props} servers={servers ?? []} />;
 }

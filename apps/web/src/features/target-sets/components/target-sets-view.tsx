@@ -1,10 +1,10 @@
-import type { IpfeSlot } from '@ipfe/schema';
+import { familyLabel, slotLabel, type IpfeSlot } from '@ipfe/schema';
 import { Fragment } from 'react';
 import type { TargetSetView } from '../api/get-target-sets';
 
 const PROTOCOLS = { tcp: 'TCP', sctp: 'SCTP', both: 'TCP, SCTP' } as const;
 const PROTOCOL_NAMES = { tcp: 'TCP', sctp: 'SCTP' } as const;
-const slot = (s: IpfeSlot | null) => (s ? `IPFE-${s}` : 'none');
+const slot = (s: IpfeSlot | null) => (s ? slotLabel(s) : 'none');
 const range = (r: { start: number; end: number } | null) => (r ? `${r.start}–${r.end}` : '—');
 
 const groupOf = (ts: TargetSetView) =>
@@ -162,7 +162,7 @@ export function TargetSetsView({
                   )}
                   <th scope="row" className="num">
                     {ts.number}
-                    <span className="sub">{ts.family === 'ipv4' ? 'IPv4' : 'IPv6'}</span>
+                    <span className="sub">{familyLabel(ts.family)}</span>
                   </th>
                   <td>
                     <State ts={ts} />

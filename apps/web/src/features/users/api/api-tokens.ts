@@ -27,8 +27,7 @@ export const useApiTokens = (scope: TokenScope, enabled = true) =>
 export function useCreateApiToken() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (name: string) =>
-      (await api.post<CreatedApiToken>('/api/users/me/tokens', { name })).data,
+    mutationFn: (name: string) => api.post<CreatedApiToken>('/api/users/me/tokens', { name }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-tokens'] }),
   });
 }

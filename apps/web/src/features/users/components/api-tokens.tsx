@@ -1,7 +1,17 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
+import { useFormState } from 'react-hook-form';
+import { z } from 'zod';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import {
+  FieldMessage,
+  Form,
+  formSchema,
+  SaveFeedback,
+  useSave,
+  useSchemaForm,
+} from '@/components/ui/form';
 import { Loading } from '@/components/ui/page';
 import { RecordTable, type Column } from '@/components/ui/record-table';
 import { Section } from '@/components/ui/section';
@@ -56,52 +66,54 @@ function NewSecret({ created, onDone }: { created: CreatedApiToken; onDone: () =
   );
 }
 
+// The API checks the name (its rule is the route's): the form sends what is typed.
+const createSchema = formSchema(
+  (values: { name: string }) => values,
+  z.strictObject({ name: z.string() }),
+);
+
+/** A new token: saved as every form is (useSave), its secret then shown once. */
 function CreateToken() {
   const id = useId();
   const create = useCreateApiToken();
-  const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedApiToken | null>(null);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    try {
-      setCreated(await create.mutateAsync(name));
-      setName('');
-    } catch {
-      // Shown below from create.error.
-    }
-  };
-  const fieldError = create.error ? describeError(create.error) : null;
+  const form = useSchemaForm({ schema: createSchema, defaultValues: { name: '' } });
+  const { isSubmitting, errors } = useFormState({ control: form.control, name: 'name' });
+  const { onSubmit, outcome } = useSave({
+    form,
+    save: ({ name }) => create.mutateAsync(name),
+    place: (path) => (path === 'name' ? path : null),
+    what: 'The API token',
+    onSaved: (saved) => {
+      setCreated(saved.data);
+      form.reset({ name: '' });
+      return null;
+    },
+  });
+  const error = errors.name?.message;
   return (
     <>
-      <form
-        onSubmit={(e) => void submit(e)}
-        aria-label="Create an API token"
-        className="token-form"
-      >
+      <Form form={form} onSubmit={onSubmit} label="Create an API token" className="token-form">
+        <SaveFeedback outcome={outcome} />
         <label htmlFor={id}>Token name</label>
         <input
           id={id}
           className="input"
-          value={name}
           required
           maxLength={64}
           autoComplete="off"
-          aria-invalid={fieldError ? true : undefined}
-          aria-describedby={`${id}-help`}
-          onChange={(e) => setName(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={[`${id}-help`, error && `${id}-error`].filter(Boolean).join(' ')}
+          {...form.register('name')}
         />
-        <Button type="submit" variant="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create token'}
+        <Button type="submit" variant="primary" disabled={isSubmitting}>
+          {isSubmitting ? 'Creating…' : 'Create token'}
         </Button>
         <p id={`${id}-help`} className="field-help">
           What the token is for (&quot;gitops pipeline&quot;); it acts with your role.
         </p>
-        {fieldError && (
-          <p className="field-error" role="alert">
-            {fieldError}
-          </p>
-        )}
-      </form>
+        <FieldMessage id={id} error={error} />
+      </Form>
       {created && <NewSecret created={created} onDone={() => setCreated(null)} />}
     </>
   );

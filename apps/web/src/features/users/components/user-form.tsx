@@ -1,4 +1,3 @@
-import { useFormState } from 'react-hook-form';
 import { z } from 'zod';
 import {
   Form,
@@ -49,12 +48,15 @@ const ROLES = [
 
 export function UserForm({
   user,
+  etag,
   save,
   onDone,
   onReload,
 }: {
   user: User | null;
-  save: (body: UserBody) => Promise<Versioned<User>>;
+  /** Edit: the ETag of the version the form is opened with. */
+  etag?: string | null;
+  save: (body: UserBody, etag: string | null) => Promise<Versioned<User>>;
   onDone: (saved?: string) => void;
   onReload: () => void;
 }) {
@@ -62,9 +64,9 @@ export function UserForm({
     schema: user ? editSchema : insertSchema,
     defaultValues: { name: user?.name ?? '', password: '', role: user?.role ?? 'viewer' },
   });
-  const { isSubmitting } = useFormState({ control: form.control });
   const { onSubmit, outcome, intent } = useSave({
     form,
+    etag,
     save,
     place: (path) => (['name', 'password', 'role'].includes(path) ? path : null),
     what: 'The user',
@@ -110,7 +112,7 @@ export function UserForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone()} />
+      <FormActions intent={intent} onCancel={() => onDone()} />
     </Form>
   );
 }

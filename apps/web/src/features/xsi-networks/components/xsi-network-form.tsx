@@ -1,5 +1,4 @@
 import { NAME_LENGTH, XSI_NETWORKS_MAX, xsiNetworkSchema, type XsiNetwork } from '@ipfe/schema';
-import { useFormState } from 'react-hook-form';
 import {
   Form,
   FormActions,
@@ -7,12 +6,11 @@ import {
   InputField,
   NameField,
   SaveFeedback,
-  useSave,
-  type SaveOutcome,
+  usePageSave,
+  type EditPage,
 } from '@/components/ui/form';
 import { Section } from '@/components/ui/section';
 import type { Versioned } from '@/lib/api-client';
-import { savedAs } from '@/lib/commits';
 import { useSchemaForm } from '@/components/ui/form';
 import type { XsiNetworkView } from '../api/get-xsi-networks';
 
@@ -27,48 +25,26 @@ const place = (path: string) => (path === 'name' || path === 'cidr' ? path : nul
 /** Insert (no `network`) or Edit an XSI network. The name is the key: read-only on Edit. */
 export function XsiNetworkForm({
   network,
-  save,
-  onDone,
-  onInserted,
-  onReload,
-}: {
-  network: XsiNetwork | null;
-  save: (body: XsiNetwork) => Promise<Versioned<XsiNetworkView>>;
-  /** Back to the list: after OK with what was saved, after Cancel with nothing. */
-  onDone: (outcome: SaveOutcome | null) => void;
-  /** After Apply on Insert: edited from here on. */
-  onInserted: (name: string, outcome: SaveOutcome) => void;
-  onReload: () => void;
-}) {
+  ...page
+}: { network: XsiNetwork | null } & EditPage<XsiNetwork, Versioned<XsiNetworkView>, string>) {
   const form = useSchemaForm({
     schema,
     // The form's own fields only: the answer's `warnings` is no field, and the schema is strict.
     defaultValues: { name: network?.name ?? '', cidr: network?.cidr ?? '' },
   });
-  const { isSubmitting } = useFormState({ control: form.control });
-  const { onSubmit, outcome, intent } = useSave({
+  const { onSubmit, outcome, intent } = usePageSave({
     form,
-    save,
-    place,
+    page,
+    inserting: !network,
     what: 'The XSI network',
-    onSaved: (saved, how) => {
-      const result: SaveOutcome = {
-        kind: 'saved',
-        message: savedAs(`XSI network ${saved.data.name}`, saved),
-        warnings: saved.data.warnings,
-      };
-      if (how === 'ok') {
-        onDone(result);
-        return null;
-      }
-      form.reset({ name: saved.data.name, cidr: saved.data.cidr });
-      if (!network) onInserted(saved.data.name, result);
-      return result;
-    },
+    place,
+    title: (saved) => `XSI network ${saved.name}`,
+    keyOf: (saved) => saved.name,
+    valuesOf: (saved) => ({ name: saved.name, cidr: saved.cidr }),
   });
   return (
     <Form form={form} onSubmit={onSubmit} label="XSI network" className="entity-form">
-      <SaveFeedback outcome={outcome} onReload={onReload} />
+      <SaveFeedback outcome={outcome} onReload={page.onReload} />
       <Section title="XSI Network">
         <div className="form-grid">
           <NameField
@@ -86,7 +62,7 @@ export function XsiNetworkForm({
           />
         </div>
       </Section>
-      <FormActions intent={intent} busy={isSubmitting} onCancel={() => onDone(null)} />
+      <FormActions intent={intent} onCancel={() => page.onDone(null)} />
     </Form>
   );
 }
