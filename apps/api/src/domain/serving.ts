@@ -1,4 +1,5 @@
 import {
+  slotLabel,
   standbyOf,
   type AgentStatus,
   type ConfigIssue,
@@ -27,7 +28,6 @@ const PATH_WORDS: Record<DataPath, string> = {
 const protocolsOf = (ts: TargetSet): ForwardedProtocol[] =>
   ts.protocols === 'both' ? ['tcp', 'sctp'] : [ts.protocols];
 
-const slotName = (slot: IpfeSlot) => `IPFE-${slot}`;
 
 /** An agent from before `activeActive` was reported announces only on the direct path. */
 export const servesActiveActive = (status: AgentStatus) =>
@@ -66,7 +66,7 @@ function whatTheyRun(unable: Inability[]): string {
     byPath.set(u.status.dataplane, [...(byPath.get(u.status.dataplane) ?? []), u.slot]);
   return [...byPath]
     .map(([path, slots], i) => {
-      const who = slots.map(slotName).join(' and ');
+      const who = slots.map(slotLabel).join(' and ');
       const verb = i > 0 ? '' : slots.length > 1 ? ' run' : ' runs';
       return `${who}${verb} the ${PATH_WORDS[path]} data path`;
     })
@@ -136,7 +136,7 @@ function whyUnserved(ts: TargetSet, tsa: Tsa, statuses: Statuses): string {
   if (alarm) return alarm.text;
   const silent = tsa.candidates.filter((slot) => !statuses.get(slot));
   if (reported.length === 0)
-    return `${silent.map(slotName).join(' and ')} ${silent.length > 1 ? 'do' : 'does'} not answer`;
+    return `${silent.map(slotLabel).join(' and ')} ${silent.length > 1 ? 'do' : 'does'} not answer`;
   if (
     ts.serving === 'activeActive' &&
     reported.some((r) => r.status.owned.some((o) => o.tsa === tsa.address))
