@@ -8,8 +8,8 @@ const { t, admin } = useTestApp({ seed: true });
 
 /** What a migrating operator brings: the source product's two tables, a column we do not take. */
 const SOURCE_FILE = [
-  'IpfeOption,IpfeA1Address,IpfeA1AgentPort,IpfeA2Address,IpfeA2AgentPort,IpfeB1Address,IpfeB1AgentPort,IpfeB2Address,IpfeB2AgentPort,StateSyncPort,StateSyncIntervalMs,StateSyncTimeoutMs,RejectOption,ForwardedPorts,MonitoringProtocol,MonitoringPort,ConnectTimeout,ConnectTryInterval,LeastLoadThreshold,ImbalanceThreshold,PacketRateLimit',
-  'IpfeOption,127.250.0.11,8701,127.250.0.12,8701,,,,,19041,100,3000,TCP Reset,3868 3869,Heartbeat,9675,3,1,0,20,150000',
+  'IpfeOption,IpfeA1Address,IpfeA1AgentPort,IpfeA2Address,IpfeA2AgentPort,IpfeB1Address,IpfeB1AgentPort,IpfeB2Address,IpfeB2AgentPort,StateSyncPort,StateSyncIntervalMs,StateSyncTimeoutMs,RejectOption,ForwardedPorts,MonitoringProtocol,MonitoringPort,ConnectTimeout,ConnectTryInterval,LeastLoadThreshold,ImbalanceThreshold,GratuitousArpType',
+  'IpfeOption,127.250.0.11,8701,127.250.0.12,8701,,,,,19041,100,3000,TCP Reset,3868 3869,Heartbeat,9675,3,1,0,20,request',
   'IpfeListTsa,TsNumber,Family,Protocols,Disable,InitiatorConnectionSupport,DeleteAge,LoadBalanceAlgorithm,MpsFactor,ConnectionCountFactor,AllowedDeviation,PeerNodeAwareLeastLoad,PeerNodeGroupDistributionThreshold,Address,ActiveIpfe,SecondaryAddress,SecondaryActiveIpfe,Server1IpAddress,Server1SecondaryIpAddress,Server1Description,Server1Weighting,Server2IpAddress,Server2SecondaryIpAddress,Server2Description,Server2Weighting',
   'IpfeListTsa,7,IPv4,TCP,No,No,900,Least Load,1,2,5,Yes,1,127.1.0.107,IPFE-A2,,,127.1.1.1,,east rack,100,127.1.1.2,,,50',
   'IpfeListTsa,8,IPv6,Both,No,No,600,Hash,30,20,5,No,0,2001:db8::108,IPFE-A1,,,2001:db8::3,,,100,,,,',
@@ -53,9 +53,9 @@ describe("importing the source product's CSV", () => {
     expect(body.notImported).toEqual([
       {
         table: 'IpfeOption',
-        column: 'PacketRateLimit',
+        column: 'GratuitousArpType',
         line: 1,
-        message: 'not imported: column PacketRateLimit of IpfeOption',
+        message: 'not imported: column GratuitousArpType of IpfeOption',
       },
     ]);
     expect(body.changes.added.map((a: { path: string }) => a.path)).toEqual([
