@@ -190,7 +190,8 @@ describe('/api/options', () => {
     const unchanged = await admin.put('/api/options', read.json(), read.headers.etag as string);
     expect(unchanged.statusCode).toBe(200);
     expect(unchanged.headers['x-ipfe-unchanged']).toBe('true');
-    const changed = await admin.edit('/api/options', { ...read.json(), accounting: false });
+    const current = read.json() as Record<string, unknown>;
+    const changed = await admin.edit('/api/options', { ...current, accounting: false });
     expect(changed.statusCode, changed.body).toBe(200);
     expect((await admin.get('/api/revisions/3')).json().config.options).toMatchObject({
       sctpRejectOption: 'drop',
