@@ -13,7 +13,8 @@ import { sendCommit } from '../http/commit-headers.ts';
 import { acceptCsvBodies, CSV_MAX_BYTES } from '../http/csv-body.ts';
 import { diffConfigs } from '../domain/diff.ts';
 import { overwrittenEdits, type HistoryEntry } from '../domain/overwrites.ts';
-import { readSourceCsv, type CsvProblem } from '../domain/source-csv/read.ts';
+import { readSourceCsv } from '../domain/source-csv/read.ts';
+import type { CsvProblem } from '../domain/source-csv/shared.ts';
 import { writeSourceCsv } from '../domain/source-csv/write.ts';
 
 const csvBody = z.string({
