@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CsvError, parse } from 'csv-parse/sync';
-import { normalizeTargetSet, type Configuration } from '@ipfe/schema';
+import { normalizeTargetSet, type Configuration, type ServerOffer } from '@ipfe/schema';
 
 /**
  * What both file formats share: how a file becomes records, how a problem is located and capped,
@@ -24,16 +24,7 @@ export interface NotImported {
   message: string;
 }
 
-/** An application server the file's IP lists need and this OAM lacks, offered for creation. */
-export interface ServerOffer {
-  /** Named after its address (an IPv6 address with '-' for ':'). */
-  name: string;
-  addresses: string[];
-  /** The XSI network that holds each address, in the same order. */
-  xsiNetworks: string[];
-  /** The lines of the file that list it. */
-  lines: number[];
-}
+export type { ServerOffer };
 
 export interface ImportRead {
   /** The configuration the file describes; null when anything in it has a problem. */
@@ -114,7 +105,12 @@ export const isBlank = (cell: string | undefined) => (cell ?? '').trim() === '';
 
 /** A message that does not quote the cell it is about gets the cell's text ("…, not "70000""). */
 export function quotingTheCell(message: string, cell: string): string {
-  return cell === '' || message.includes(cell) ? message : `${message}, not "${cell}"`;
+  if (cell === '') return message;
+  // Quoted unless the message names the value itself ("127.1.1.9 is …"), not as part of another
+  // ("from 1000 to …" does not name 100).
+  const escaped = cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const named = new RegExp(`(^|[^\\w.:])${escaped}($|[^\\w.:])`).test(message);
+  return named ? message : `${message}, not "${cell}"`;
 }
 
 /** Whether the entity at `path` ("targetSets.3", "options") is as it runs, matched by its key. */
