@@ -31,11 +31,12 @@ const format = z
   );
 
 const createServers = z
-  .stringbool({ error: 'createServers must be true or false' })
-  .default(false)
+  .enum(['true', 'false'], { error: 'createServers must be true or false' })
+  .default('false')
   .describe(
-    'Create the application servers the preview offers (serversToCreate), in the same commit',
-  );
+    'true: create the application servers the preview offers (serversToCreate), in the same commit',
+  )
+  .transform((value) => value === 'true');
 
 const revisionNumber = (what: string) =>
   z.coerce
