@@ -467,7 +467,7 @@ function readOptions(row: Row, running: Configuration, out: ImportRead): Options
     );
   }
   const leastLoad = cell(OPTION_COLUMNS.find((c) => c.name === 'LeastLoadStart')!.at).trim();
-  if (typeof input.leastLoadThreshold === 'number' && input.leastLoadThreshold > 0) {
+  if (/^\d+$/.test(leastLoad) && Number(leastLoad) > 0) {
     result.leastLoadStart = `LeastLoadStart (column 11) ${leastLoad} is read as the Least Load threshold, ${leastLoad} new connections/s: the source counts it in packets/s`;
   }
 

@@ -10,7 +10,13 @@ import {
   type Configuration,
 } from '@ipfe/schema';
 import { configuration } from './arbitraries.ts';
-import { OPTIONS_RECORD_COLUMNS, tsaColumnAt } from './bulk-layout.ts';
+import {
+  LIST_COLUMNS,
+  OPTION_COLUMNS,
+  OPTIONS_RECORD_COLUMNS,
+  TSA_FIELDS,
+  tsaColumnAt,
+} from './bulk-layout.ts';
 import { readBulkFile } from './bulk-read.ts';
 import { writeBulkFile } from './bulk-write.ts';
 import { detectFormat } from './import-file.ts';
@@ -404,5 +410,21 @@ describe('the export in the source layout', () => {
       }),
       { numRuns: 500, seed },
     );
+  });
+});
+
+describe('docs/migration.md', () => {
+  it('lists every column of the source layout by its name', () => {
+    const doc = readFileSync(new URL('../../../../../docs/migration.md', import.meta.url), 'utf8');
+    const names = [
+      ...OPTION_COLUMNS.filter((c) => !c.name.startsWith('Ipfe')).map((c) => c.name),
+      'Ipfe1IpAddress',
+      'Ipfe4IpAddress',
+      ...TSA_FIELDS,
+      ...Object.keys(LIST_COLUMNS),
+    ];
+    for (const name of names) expect(doc, name).toContain(`\`${name}\``);
+    expect(OPTIONS_RECORD_COLUMNS).toBe(435);
+    expect(doc).toContain('| 32–434 |');
   });
 });
