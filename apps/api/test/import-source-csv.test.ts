@@ -447,7 +447,10 @@ describe('a bad file is refused with every problem named, and commits nothing', 
 });
 
 /** The source product's own bulk file, written by hand from SOURCE-FACTS.md (decision 024). */
-const BY_HAND = readFileSync(new URL('./fixtures/source-bulk-by-hand.csv', import.meta.url), 'utf8');
+const BY_HAND = readFileSync(
+  new URL('./fixtures/source-bulk-by-hand.csv', import.meta.url),
+  'utf8',
+);
 
 describe("importing the source product's own bulk file", () => {
   /** The seeded OAM lacks the IPFEs B1, B2 and the servers the file's IP lists add. */
