@@ -26,7 +26,7 @@ test('a viewer sees the View and cannot edit', async ({ page, api }) => {
   await page.getByRole('link', { name: 'Export (JSON document)' }).click();
   expect((await download).suggestedFilename()).toMatch(/^ipfe-config-r\d+\.json$/);
   const csv = page.waitForEvent('download');
-  await page.getByRole('link', { name: 'Export (source CSV)' }).click();
+  await page.getByRole('link', { name: 'Export (source bulk file)' }).click();
   expect((await csv).suggestedFilename()).toMatch(/\.csv$/);
 
   // The other pages are read-only too.
@@ -39,7 +39,7 @@ test('a viewer sees the View and cannot edit', async ({ page, api }) => {
   await page.getByRole('link', { name: 'Revisions' }).click();
   await expect(page.getByRole('button', { name: /Roll back/ })).toHaveCount(0);
   // Exporting is reading; importing is not offered.
-  await expect(page.getByRole('link', { name: 'Export (source CSV)' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Export (source bulk file)' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Import', exact: true })).toHaveCount(0);
 
   // An edit URL typed by hand.
@@ -50,5 +50,5 @@ test('a viewer sees the View and cannot edit', async ({ page, api }) => {
   await expect(page.getByRole('heading', { name: 'Not permitted' })).toBeVisible();
   await page.goto('/import');
   await expect(page.getByRole('heading', { name: 'Not permitted' })).toBeVisible();
-  await expect(page.getByLabel('Source CSV file')).toHaveCount(0);
+  await expect(page.getByLabel('File to import')).toHaveCount(0);
 });

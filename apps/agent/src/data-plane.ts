@@ -8,7 +8,7 @@ import type {
   TableSizing,
 } from '@ipfe/engine';
 import type { Logger } from 'pino';
-import type { DataPath } from '@ipfe/schema';
+import type { DataPath, TcpRejectOption } from '@ipfe/schema';
 import type { ByServer } from './by-server.ts';
 import type { SharedFlow } from './mate-link.ts';
 
@@ -101,7 +101,7 @@ export interface DataPlaneDeps {
   now(): number;
   log: Logger;
   /** What a client gets when no server can take it. */
-  rejectOption(): 'tcpReset' | 'drop';
+  rejectOption(): TcpRejectOption;
   /** How long a connect to a server may take before the next choice is tried. */
   connectTimeoutMs(): number;
   countBytes(tsa: string, direction: 'in' | 'out', bytes: number): void;

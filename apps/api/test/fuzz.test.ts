@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leastLoadTargetSet, snapshot } from './helpers.ts';
@@ -134,6 +135,10 @@ const bodies = {
     'monitorProtocol',
     'connectTimeoutS',
     'tcpRejectOption',
+    'sctpRejectOption',
+    'packetRateLimitPps',
+    'imbalanceMinPps',
+    'accounting',
     'leastLoadThreshold',
     'bgp',
     'bgp.asn',
@@ -285,4 +290,91 @@ describe('fuzzing every write route', () => {
     },
     120_000,
   );
+});
+
+/** Both layouts of the import: the source's bulk file written by hand, and our named-column CSV. */
+const BY_HAND = readFileSync(
+  new URL('./fixtures/source-bulk-by-hand.csv', import.meta.url),
+  'utf8',
+);
+
+/** A file of the corpus with cells replaced, records dropped or repeated, or plain noise. */
+function files(corpus: string[]) {
+  const lines = corpus.flatMap((f) => f.split(/\r?\n/)).filter((l) => l !== '');
+  const cell = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom(
+      'IPFE',
+      'Options',
+      'ListTsa',
+      'IpfeListTsa',
+      'roundrobin',
+      'SCTP_AND_TCP',
+      '127.1.1.99',
+      '2001:db8::99',
+      '99',
+      '-1',
+      '"',
+      '#',
+      '__proto__',
+      'constructor',
+      'ä'.repeat(3),
+    ),
+  );
+  const mutated = fc
+    .record({ line: fc.constantFrom(...lines), at: fc.nat(500), cell })
+    .map(({ line, at, cell }) => {
+      const cells = line.split(',');
+      cells[at % cells.length] = cell;
+      return cells.join(',');
+    });
+  return fc.oneof(
+    fc.string({ maxLength: 400 }),
+    fc
+      .array(
+        fc.oneof(
+          fc.constantFrom(...lines),
+          mutated,
+          fc.array(cell, { maxLength: 9 }).map((c) => c.join(',')),
+        ),
+        {
+          maxLength: 30,
+        },
+      )
+      .chain((l) => fc.constantFrom('\n', '\r\n').map((end) => l.join(end))),
+  );
+}
+
+describe('fuzzing the file import', () => {
+  it('POST /api/import/source-csv[/preview]: no 5xx, every problem said, a refusal changes nothing', async () => {
+    const named = (await admin.get('/api/export/source-csv')).body;
+    const source = (await admin.get('/api/export/source-csv?format=source')).body;
+    const query = fc.record({
+      format: fc.constantFrom('', '&format=source', '&format=named'),
+      create: fc.constantFrom('', '&createServers=true', '&createServers=false'),
+    });
+    await fc.assert(
+      fc.asyncProperty(files([BY_HAND, named, source]), query, async (file, q) => {
+        const post = (url: string) =>
+          admin.request({
+            method: 'POST',
+            url,
+            payload: file,
+            headers: { 'content-type': 'text/csv' },
+          });
+        const previewed = await post(
+          `/api/import/source-csv/preview?since=0${q.format}${q.create}`,
+        );
+        expect(previewed.statusCode).toBeLessThan(500);
+        if (previewed.statusCode !== 200) return;
+        const body = previewed.json() as { basedOn: number; problems: { message: string }[] };
+        for (const p of body.problems) expect(p.message).toMatch(/\w/);
+        await check(
+          () => post(`/api/import/source-csv?basedOn=${body.basedOn}${q.format}${q.create}`),
+          async () => {},
+        );
+      }),
+      { numRuns: Math.ceil(RUNS_PER_ROUTE / 3) },
+    );
+  }, 180_000);
 });

@@ -182,6 +182,49 @@ describe('hostile input', () => {
       { numRuns: 200 },
     );
   });
+
+  it.each([
+    [
+      'NUL bytes and control characters',
+      'IPFE,Options\u0000,\u0001\u0002\r\nIPFE,ListTsa,1,\u0000',
+    ],
+    ['a lone quote', 'IPFE,"Options,127.0.0.1'],
+    ['a record of 100,000 cells', `IPFE,Options${',1'.repeat(100_000)}`],
+    ['200,000 comment lines', '#\n'.repeat(200_000)],
+    [
+      'a ListTsa record for every number there is',
+      Array.from({ length: 5000 }, (_, i) => `IPFE,ListTsa,${i},127.1.1.1,1`).join('\n'),
+    ],
+    [
+      'invalid UTF-8',
+      Buffer.from([0x49, 0x50, 0x46, 0x45, 0x2c, 0xff, 0xfe, 0xc3, 0x28]).toString('latin1'),
+    ],
+    [
+      'prototype names as keywords and numbers',
+      'IPFE,__proto__,constructor\nIPFE,ListTsa,__proto__,toString,valueOf',
+    ],
+  ])('answers an import of %s without a 5xx, committing nothing', async (_what, file) => {
+    const before = await snapshot(t.app);
+    for (const url of [
+      '/api/import/source-csv/preview',
+      '/api/import/source-csv/preview?format=source&createServers=true',
+      `/api/import/source-csv?basedOn=${before.revisions}&format=source&createServers=true`,
+      `/api/import/source-csv?basedOn=${before.revisions}`,
+    ]) {
+      const response = await admin.request({
+        method: 'POST',
+        url,
+        payload: file,
+        headers: { 'content-type': 'text/csv' },
+      });
+      expect(response.statusCode, url).toBeLessThan(500);
+      if (response.statusCode === 200) {
+        expect(response.json().problems.length, url).toBeGreaterThan(0);
+        expect(response.json().problems.length, url).toBeLessThanOrEqual(101);
+      }
+    }
+    expect(await snapshot(t.app)).toEqual(before);
+  });
 });
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown) {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { underiveTargetSet } from '@ipfe/schema';
@@ -8,8 +9,8 @@ const { t, admin } = useTestApp({ seed: true });
 
 /** What a migrating operator brings: the source product's two tables, a column we do not take. */
 const SOURCE_FILE = [
-  'IpfeOption,IpfeA1Address,IpfeA1AgentPort,IpfeA2Address,IpfeA2AgentPort,IpfeB1Address,IpfeB1AgentPort,IpfeB2Address,IpfeB2AgentPort,StateSyncPort,StateSyncIntervalMs,StateSyncTimeoutMs,RejectOption,ForwardedPorts,MonitoringProtocol,MonitoringPort,ConnectTimeout,ConnectTryInterval,LeastLoadThreshold,ImbalanceThreshold,PacketRateLimit',
-  'IpfeOption,127.250.0.11,8701,127.250.0.12,8701,,,,,19041,100,3000,TCP Reset,3868 3869,Heartbeat,9675,3,1,0,20,150000',
+  'IpfeOption,IpfeA1Address,IpfeA1AgentPort,IpfeA2Address,IpfeA2AgentPort,IpfeB1Address,IpfeB1AgentPort,IpfeB2Address,IpfeB2AgentPort,StateSyncPort,StateSyncIntervalMs,StateSyncTimeoutMs,RejectOption,ForwardedPorts,MonitoringProtocol,MonitoringPort,ConnectTimeout,ConnectTryInterval,LeastLoadThreshold,ImbalanceThreshold,GratuitousArpType',
+  'IpfeOption,127.250.0.11,8701,127.250.0.12,8701,,,,,19041,100,3000,TCP Reset,3868 3869,Heartbeat,9675,3,1,0,20,request',
   'IpfeListTsa,TsNumber,Family,Protocols,Disable,InitiatorConnectionSupport,DeleteAge,LoadBalanceAlgorithm,MpsFactor,ConnectionCountFactor,AllowedDeviation,PeerNodeAwareLeastLoad,PeerNodeGroupDistributionThreshold,Address,ActiveIpfe,SecondaryAddress,SecondaryActiveIpfe,Server1IpAddress,Server1SecondaryIpAddress,Server1Description,Server1Weighting,Server2IpAddress,Server2SecondaryIpAddress,Server2Description,Server2Weighting',
   'IpfeListTsa,7,IPv4,TCP,No,No,900,Least Load,1,2,5,Yes,1,127.1.0.107,IPFE-A2,,,127.1.1.1,,east rack,100,127.1.1.2,,,50',
   'IpfeListTsa,8,IPv6,Both,No,No,600,Hash,30,20,5,No,0,2001:db8::108,IPFE-A1,,,2001:db8::3,,,100,,,,',
@@ -53,9 +54,9 @@ describe("importing the source product's CSV", () => {
     expect(body.notImported).toEqual([
       {
         table: 'IpfeOption',
-        column: 'PacketRateLimit',
+        column: 'GratuitousArpType',
         line: 1,
-        message: 'not imported: column PacketRateLimit of IpfeOption',
+        message: 'not imported: column GratuitousArpType of IpfeOption',
       },
     ]);
     expect(body.changes.added.map((a: { path: string }) => a.path)).toEqual([
@@ -261,10 +262,14 @@ describe('export then import is lossless', () => {
     const previewed = (await preview(exported.body)).json();
     expect(previewed).toEqual({
       basedOn: revision,
+      format: 'named',
       changes: { added: [], removed: [], changed: [] },
       overwrites: [],
       problems: [],
       notImported: [],
+      serversToCreate: [],
+      createServers: false,
+      notes: [],
     });
     const before = await snapshot(t.app);
     const response = await commit(exported.body, revision);
@@ -438,5 +443,187 @@ describe('a bad file is refused with every problem named, and commits nothing', 
     expect(response.json().error.message).toMatch(
       /Send the CSV file as the body, with Content-Type: text\/csv/,
     );
+  });
+});
+
+/** The source product's own bulk file, written by hand from SOURCE-FACTS.md (decision 024). */
+const BY_HAND = readFileSync(
+  new URL('./fixtures/source-bulk-by-hand.csv', import.meta.url),
+  'utf8',
+);
+
+describe("importing the source product's own bulk file", () => {
+  /** The seeded OAM lacks the IPFEs B1, B2 and the servers the file's IP lists add. */
+  const NEW_SERVERS = ['127.1.1.11', '127.1.1.21', '127.1.1.22', '2001-db8--51'];
+
+  it('previews it, naming the addresses not known here and offering to create them', async () => {
+    const before = await snapshot(t.app);
+    const response = await preview(BY_HAND);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.format).toBe('source');
+    expect(body.createServers).toBe(false);
+    expect(body.serversToCreate.map((s: { name: string }) => s.name)).toEqual(NEW_SERVERS);
+    expect(body.serversToCreate[1]).toEqual({
+      name: '127.1.1.21',
+      addresses: ['127.1.1.21', '127.1.2.21'],
+      xsiNetworks: ['xsi1', 'xsi1'],
+      lines: [5],
+    });
+    expect(problemsOf(response)).toContain(
+      'line 4, column 3 (IpAddress): 127.1.1.11 is not an application server here: accept the offer to create application server 127.1.1.11, or add it under Network › Application Servers',
+    );
+    expect(body.problems).toHaveLength(6);
+    // The changes are shown before the offer is taken.
+    expect(body.changes.added.map((a: { path: string }) => a.path)).toEqual(
+      expect.arrayContaining(['targetSets.1', 'targetSets.2', 'targetSets.5']),
+    );
+    expect(body.notes).toEqual([expect.stringMatching(/IpfeListTsa.*decision 024/)]);
+    expect(body.notImported.map((n: { column: string }) => n.column)).toEqual([
+      'StateSyncReconnectS',
+    ]);
+    expect(await snapshot(t.app)).toEqual(before);
+  });
+
+  it('commits it with the servers the operator accepts to create, in one revision', async () => {
+    const accepted = await csv(admin, '/api/import/source-csv/preview?createServers=true', BY_HAND);
+    expect(accepted.statusCode).toBe(200);
+    const body = accepted.json();
+    expect(body.problems).toEqual([]);
+    expect(body.createServers).toBe(true);
+    expect(body.changes.added.map((a: { path: string }) => a.path)).toEqual(
+      expect.arrayContaining(NEW_SERVERS.map((name) => `appServers.${name}`)),
+    );
+    // Without the offer taken the commit is refused, and nothing changes.
+    const before = await snapshot(t.app);
+    const refused = await commit(BY_HAND, body.basedOn);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.message).toMatch(/^Nothing was committed: line 4, column 3/);
+    expect(await snapshot(t.app)).toEqual(before);
+
+    const response = await csv(
+      admin,
+      `/api/import/source-csv?basedOn=${body.basedOn}&createServers=true`,
+      BY_HAND,
+    );
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json()).toMatchObject({
+      number: before.revisions + 1,
+      summary: "Import of the source product's bulk file",
+    });
+    expect((await snapshot(t.app)).revisions).toBe(before.revisions + 1);
+    const servers = (await admin.get('/api/app-servers')).json().items;
+    expect(servers.map((s: { name: string }) => s.name)).toEqual(
+      expect.arrayContaining(['mp1', ...NEW_SERVERS]),
+    );
+    const two = (await admin.get('/api/target-sets/2')).json();
+    expect(two).toMatchObject({
+      protocols: 'both',
+      algorithm: 'hash',
+      primary: { address: '127.1.0.102', activeIpfe: 'A2' },
+      secondary: { address: '127.1.0.122', activeIpfe: 'A1' },
+    });
+    expect(two.servers.map((s: { appServer: string }) => s.appServer)).toEqual([
+      '127.1.1.21',
+      '127.1.1.22',
+    ]);
+    expect((await admin.get('/api/options')).json()).toMatchObject({
+      ipfe: { B1: { address: '127.250.0.13' }, B2: { address: '127.250.0.14' } },
+      sctpRejectOption: 'drop',
+      packetRateLimitPps: 500000,
+      accounting: true,
+    });
+  });
+
+  it('exports the source layout, which imports back as no change', async () => {
+    const accepted = (
+      await csv(admin, '/api/import/source-csv/preview?createServers=true', BY_HAND)
+    ).json();
+    expect(
+      (
+        await csv(
+          admin,
+          `/api/import/source-csv?basedOn=${accepted.basedOn}&createServers=true`,
+          BY_HAND,
+        )
+      ).statusCode,
+    ).toBe(201);
+    const exported = await admin.get('/api/export/source-csv?format=source');
+    expect(exported.statusCode).toBe(200);
+    const revision = (await snapshot(t.app)).revisions;
+    expect(exported.headers['content-disposition']).toBe(
+      `attachment; filename="ipfe-source-bulk-r${revision}.csv"`,
+    );
+    const records = exported.body.trimEnd().split('\r\n');
+    expect(records[0]!.split(',')).toHaveLength(435);
+    expect(records[0]!.startsWith('IPFE,Options,127.250.0.11,127.250.0.12,')).toBe(true);
+    expect(records).toContain('IPFE,ListTsa,1,127.1.1.1,100,,rack A');
+    const again = (await preview(exported.body)).json();
+    expect(again).toMatchObject({
+      format: 'source',
+      changes: { added: [], removed: [], changed: [] },
+      problems: [],
+      serversToCreate: [],
+      notImported: [],
+    });
+    const before = await snapshot(t.app);
+    const response = await commit(exported.body, revision);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-ipfe-unchanged']).toBe('true');
+    expect(await snapshot(t.app)).toEqual(before);
+  });
+
+  it('imports its own export into an OAM that has only the XSI networks, creating the servers', async () => {
+    await admin.post('/api/target-sets', leastLoadTargetSet());
+    const exported = (await admin.get('/api/export/source-csv?format=source')).body;
+    const other = await startApp();
+    try {
+      const client = await login(other.app);
+      await client.post('/api/xsi-networks', { name: 'xsi1', cidr: '127.1.0.0/16' });
+      const response = await csv(
+        client,
+        '/api/import/source-csv?basedOn=1&createServers=true',
+        exported,
+      );
+      expect(response.statusCode, response.body).toBe(201);
+      const ts = (await client.get('/api/target-sets/1')).json();
+      const mine = (await admin.get('/api/target-sets/1')).json();
+      expect(ts.servers.map((s: { address: string }) => s.address)).toEqual(
+        mine.servers.map((s: { address: string }) => s.address),
+      );
+      expect(ts.servers.map((s: { appServer: string }) => s.appServer)).toEqual([
+        '127.1.1.1',
+        '127.1.1.2',
+        '127.1.1.3',
+      ]);
+      expect(ts.primary).toEqual(mine.primary);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reads a file as asked: format=named refuses a file in the source layout, naming its lines', async () => {
+    const response = await csv(admin, '/api/import/source-csv/preview?format=named', BY_HAND);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().format).toBe('named');
+    expect(problemsOf(response)[0]).toMatch(/^line 1: "IPFE" is not a table this import knows/);
+  });
+
+  it.each([
+    ['/api/import/source-csv/preview?format=dsr', 'format'],
+    ['/api/import/source-csv/preview?createServers=maybe', 'createServers'],
+    ['/api/import/source-csv?basedOn=1&format=xml', 'format'],
+  ])('refuses %s with 400 naming %s, committing nothing', async (url, field) => {
+    const before = await snapshot(t.app);
+    const response = await csv(admin, url, BY_HAND);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.fields.map((f: { path: string }) => f.path)).toContain(field);
+    expect(await snapshot(t.app)).toEqual(before);
+  });
+
+  it('refuses an unknown export format with 400', async () => {
+    const response = await admin.get('/api/export/source-csv?format=xlsx');
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.fields[0].path).toBe('format');
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { configDocumentSchema, type ConfigDocument } from '@ipfe/schema';
+import { canonicalJson, digestOf } from '@ipfe/schema/digest';
 import { fieldsOf, leastLoadTargetSet, seedPrerequisites, snapshot } from './helpers.ts';
 import { useTestApp } from './test-app.ts';
 
@@ -15,6 +17,7 @@ describe('/api/options', () => {
       mateIntervalMs: 100,
       mateTimeoutMs: 3000,
       tcpRejectOption: 'tcpReset',
+      sctpRejectOption: 'drop',
       forwardedPorts: [3868],
       monitorProtocol: 'heartbeat',
       monitoringPort: 9675,
@@ -22,6 +25,9 @@ describe('/api/options', () => {
       connectTryIntervalS: 1,
       leastLoadThreshold: 0,
       imbalanceThresholdPct: 20,
+      imbalanceMinPps: 20000,
+      accounting: true,
+      packetRateLimitPps: 500000,
       bgp: null,
     });
   });
@@ -62,12 +68,36 @@ describe('/api/options', () => {
     ],
     [{ monitorProtocol: 'snmp' }, 'monitorProtocol', /one of: heartbeat, tcpConnectOnly, disabled/],
     [{ imbalanceThresholdPct: 0 }, 'imbalanceThresholdPct', /from 1 to 100/],
+    [{ sctpRejectOption: 'tcpReset' }, 'sctpRejectOption', /one of: drop, icmpHostUnreachable/],
+    [{ tcpRejectOption: 'icmpNetUnreachable' }, 'tcpRejectOption', /icmpAdminProhibited/],
+    [{ packetRateLimitPps: 999 }, 'packetRateLimitPps', /from 1000 to 10000000/],
+    [{ packetRateLimitPps: '500000' }, 'packetRateLimitPps', /whole number/],
+    [{ imbalanceMinPps: -1 }, 'imbalanceMinPps', /from 0 to 10000000/],
+    [{ accounting: 'disabled' }, 'accounting', 'Accounting must be true or false'],
   ])('refuses %j at %s', async (body, path, message) => {
     const before = await snapshot(t.app);
     const response = await admin.edit('/api/options', body);
     expect(response.statusCode).toBe(400);
     expect(fieldsOf(response)[path]).toMatch(message);
     expect(await snapshot(t.app)).toEqual(before);
+  });
+
+  it('keeps the options of issue 27 as given: reject choices, rate limit, imbalance minimum, accounting', async () => {
+    const response = await admin.edit('/api/options', {
+      tcpRejectOption: 'icmpAdminProhibited',
+      sctpRejectOption: 'icmpPortUnreachable',
+      packetRateLimitPps: 250_000,
+      imbalanceMinPps: 0,
+      accounting: false,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect((await admin.get('/api/options')).json()).toMatchObject({
+      tcpRejectOption: 'icmpAdminProhibited',
+      sctpRejectOption: 'icmpPortUnreachable',
+      packetRateLimitPps: 250_000,
+      imbalanceMinPps: 0,
+      accounting: false,
+    });
   });
 
   it("keeps an Active IPFE's address read-only while a Target Set uses it", async () => {
@@ -119,6 +149,53 @@ describe('/api/options', () => {
             'Only Heartbeat monitoring supports Least Load, the algorithm of Target Sets 1, 2 and 3',
         },
       ],
+    });
+  });
+
+  it('serves a revision saved before issue 27 with the defaults of the options it lacks, as an agent accepts it', async () => {
+    await admin.edit('/api/options', { ipfe: { A1: { address: '127.250.0.11' } } });
+    const saved = (await admin.get('/api/revisions/1')).json() as ConfigDocument;
+    // What an older release stored: no SCTP reject option, rate limit, minimum or accounting.
+    const options: Record<string, unknown> = { ...saved.config.options, tcpRejectOption: 'drop' };
+    for (const key of ['sctpRejectOption', 'packetRateLimitPps', 'imbalanceMinPps', 'accounting'])
+      delete options[key];
+    const config = { ...saved.config, options };
+    const old = { formatVersion: 1, revision: 2, sha256: digestOf(config), config };
+    await t.app.store.db
+      .insertInto('revisions')
+      .values({
+        number: 2,
+        author: 'older release',
+        created_at: new Date().toISOString(),
+        summary: 'Saved before issue 27',
+        sha256: old.sha256,
+        document: canonicalJson(old),
+      })
+      .execute();
+
+    const read = await admin.get('/api/options');
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({
+      tcpRejectOption: 'drop',
+      sctpRejectOption: 'drop',
+      packetRateLimitPps: 500000,
+      imbalanceMinPps: 20000,
+      accounting: true,
+    });
+    // The document an agent is pushed: its digest is that of the configuration as it parses it.
+    const pushed = await t.app.configRepository.document(2);
+    const parsed = configDocumentSchema.parse(pushed);
+    expect(digestOf(parsed.config)).toBe(pushed!.sha256);
+    // Saving it unchanged is no change, and a change is a revision with every option.
+    const unchanged = await admin.put('/api/options', read.json(), read.headers.etag as string);
+    expect(unchanged.statusCode).toBe(200);
+    expect(unchanged.headers['x-ipfe-unchanged']).toBe('true');
+    const current = read.json() as Record<string, unknown>;
+    const changed = await admin.edit('/api/options', { ...current, accounting: false });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect((await admin.get('/api/revisions/3')).json().config.options).toMatchObject({
+      sctpRejectOption: 'drop',
+      accounting: false,
     });
   });
 });

@@ -314,6 +314,45 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
     );
   });
 
+  it("imports the source product's own bulk file, creating the servers it names when asked", async () => {
+    const byHand = readFileSync(
+      new URL('../../api/test/fixtures/source-bulk-by-hand.csv', import.meta.url),
+    );
+    writeFileSync(file('dsr.csv'), byHand);
+    const before = await snapshot(t.app);
+    const offered = await ipfe(['import', 'dsr.csv']);
+    expect(offered.code).toBe(1);
+    expect(offered.stderr).toContain(
+      "dsr.csv: read as the source product's bulk file (IPFE Options and ListTsa records, by position)\n",
+    );
+    expect(offered.stderr).toContain(
+      'dsr.csv: application servers not known here, which --create-servers creates with the import:\n  + 127.1.1.11 (127.1.1.11 on xsi1; line 4)\n',
+    );
+    expect(offered.stderr).toContain(
+      '  + 127.1.1.21 (127.1.1.21 on xsi1, 127.1.2.21 on xsi1; line 5)\n',
+    );
+    expect(offered.stderr).toMatch(
+      /^dsr\.csv:4: 3 \(IpAddress\): 127\.1\.1\.11 is not an application server here/m,
+    );
+    expect(offered.stderr).toMatch(/dsr\.csv: 6 problems; nothing committed\n$/);
+    expect(await snapshot(t.app)).toEqual(before);
+
+    const imported = await ipfe(['import', '--format', 'source', '--create-servers', 'dsr.csv']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain('created with the import:');
+    expect(imported.stdout).toContain('  + appServers.2001-db8--51: {"name":"2001-db8--51"');
+    expect(imported.stdout).toMatch(/Imported dsr\.csv: revision \d+\n$/);
+    expect((await snapshot(t.app)).revisions).toBe(before.revisions + 1);
+    expect((await admin.get('/api/target-sets/5')).json().primary.address).toBe('2001:db8::105');
+
+    expect(await ipfe(['import', '--format', 'xml', 'dsr.csv'])).toMatchObject({
+      code: 64,
+      stderr: expect.stringMatching(
+        /^ipfe import: --format must be one of source, named, not "xml"/,
+      ),
+    });
+  });
+
   it('refuses a stale import: a commit between its preview and its commit; exit 3, nothing committed by it', async () => {
     writeFileSync(
       file('site.csv'),
@@ -347,7 +386,7 @@ describe('ipfe, the CLI, against a running OAM with an API token', () => {
       expect(stale.stdout).toContain('Import of site.csv against revision 7:');
       expect(stale.code).toBe(3);
       expect(stale.stderr).toMatch(
-        /^ipfe import: site\.csv: refused, nothing committed: .*preview it again/,
+        /^ipfe import: site\.csv: refused, nothing committed: .*preview it again/m,
       );
       // Only the other operator's commit landed.
       const latest = (await admin.get('/api/revisions')).json();

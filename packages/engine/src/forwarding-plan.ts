@@ -3,6 +3,7 @@
  * path only renders it: per served TSA, its ports and protocols, the bucket tables that choose a
  * server, the servers' states and where their packets go, and the initiator port ranges.
  */
+import type { TcpRejectOption } from '@ipfe/schema';
 import type { PortRange } from './initiator-ports.ts';
 import { buildMaglev, maglevTableSize, nextPrime, type MaglevTable } from './maglev.ts';
 import { STATE_RULES, type ServerState } from './server-state.ts';
@@ -75,7 +76,8 @@ export interface ForwardedPair {
 
 export interface ForwardingPlan {
   readonly revision: number;
-  readonly reject: 'tcpReset' | 'drop';
+  /** The TCP reject option as chosen: a data path renders what it can (the Options page says which). */
+  readonly reject: TcpRejectOption;
   readonly tsas: readonly PlannedTsa[];
   /**
    * Every TSA × server address the configuration forwards: the enabled Target Sets' addresses

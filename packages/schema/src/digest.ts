@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import canonicalizeModule from 'canonicalize';
 import type { Configuration } from './configuration.ts';
-import { deriveConfiguration } from './derive.ts';
+import { deriveConfiguration, documentConfigShape, underiveConfiguration } from './derive.ts';
 import { DOCUMENT_FORMAT_VERSION, type ConfigDocument } from './document.ts';
 
 // The package is CommonJS (module.exports = fn) but its typings declare a default export.
@@ -31,4 +32,17 @@ export function buildDocument(revision: number, config: Configuration): ConfigDo
     sha256: digestOf(derived),
     config: derived,
   };
+}
+
+/**
+ * A stored document as this release reads it. A revision saved before a field with a default
+ * existed (the SCTP reject option, issue 27) lacks that field: its configuration is read through
+ * the schema, which fills the defaults in, and when that changed anything its digest is computed
+ * again, for an agent checks the digest of the configuration as it reads it. A document the
+ * schema refuses is left as it is (the agent's check says why).
+ */
+export function readStoredDocument(stored: ConfigDocument): ConfigDocument {
+  const parsed = documentConfigShape.safeParse(stored.config);
+  if (!parsed.success || isDeepStrictEqual(parsed.data, stored.config)) return stored;
+  return buildDocument(stored.revision, underiveConfiguration(parsed.data));
 }

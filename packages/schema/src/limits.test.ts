@@ -8,6 +8,7 @@ import {
   DELETE_AGE_S,
   FACTOR,
   FORWARDED_PORTS,
+  IMBALANCE_MIN_PPS,
   IMBALANCE_THRESHOLD_PCT,
   INITIATOR_PORTS,
   LEAST_LOAD_THRESHOLD,
@@ -17,10 +18,13 @@ import {
   MATE_TIMEOUT_MIN_INTERVALS,
   MATE_TIMEOUT_MS,
   MONITORING_PORT_DEFAULT,
+  PACKET_RATE_LIMIT_PPS,
   PEER_NODE_THRESHOLD,
   PORT,
+  SCTP_REJECT_OPTIONS,
   TARGET_SET_NUMBER,
   TARGET_SET_SERVERS,
+  TCP_REJECT_OPTIONS,
   WEIGHT,
   XSI_NETWORKS_MAX,
 } from './limits.ts';
@@ -42,6 +46,26 @@ describe('limits match SPEC §2', () => {
     expect(CONNECT_TRY_INTERVAL_S).toEqual({ min: 1, max: 60, default: 1 });
     expect(LEAST_LOAD_THRESHOLD).toEqual({ min: 0, max: 1_000_000, default: 0 });
     expect(IMBALANCE_THRESHOLD_PCT).toEqual({ min: 1, max: 100, default: 20 });
+  });
+
+  it('the options of the source product (issue 27, decision 024)', () => {
+    // Its RejectOption and SctpRejectOption choices, in our spelling.
+    expect(TCP_REJECT_OPTIONS).toEqual([
+      'tcpReset',
+      'drop',
+      'icmpHostUnreachable',
+      'icmpPortUnreachable',
+      'icmpAdminProhibited',
+    ]);
+    expect(SCTP_REJECT_OPTIONS).toEqual([
+      'drop',
+      'icmpHostUnreachable',
+      'icmpPortUnreachable',
+      'icmpAdminProhibited',
+    ]);
+    // The source's Global Packet Rate Limit default, counted per local port.
+    expect(PACKET_RATE_LIMIT_PPS.default).toBe(500_000);
+    expect(IMBALANCE_MIN_PPS.default).toBe(20_000);
   });
 
   it('networks and application servers', () => {

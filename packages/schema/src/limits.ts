@@ -11,7 +11,24 @@ export const MATE_INTERVAL_MS = { min: 20, max: 5000, default: 100 } as const;
 export const MATE_TIMEOUT_MS = { min: 60, max: 30000, default: 3000 } as const;
 export const MATE_TIMEOUT_MIN_INTERVALS = 3;
 
-export const TCP_REJECT_OPTIONS = ['tcpReset', 'drop'] as const;
+/**
+ * What a new TCP connection / SCTP association gets when no server can take it (the source's
+ * RejectOption and SctpRejectOption). One choice for both families: an IPv6 client gets the
+ * ICMPv6 equivalent of an ICMP choice (decision 024).
+ */
+export const TCP_REJECT_OPTIONS = [
+  'tcpReset',
+  'drop',
+  'icmpHostUnreachable',
+  'icmpPortUnreachable',
+  'icmpAdminProhibited',
+] as const;
+export const SCTP_REJECT_OPTIONS = [
+  'drop',
+  'icmpHostUnreachable',
+  'icmpPortUnreachable',
+  'icmpAdminProhibited',
+] as const;
 export const FORWARDED_PORTS = { min: 1, max: 32, default: [3868] } as const;
 
 export const MONITOR_PROTOCOLS = ['heartbeat', 'tcpConnectOnly', 'disabled'] as const;
@@ -21,6 +38,10 @@ export const CONNECT_TRY_INTERVAL_S = { min: 1, max: 60, default: 1 } as const;
 
 export const LEAST_LOAD_THRESHOLD = { min: 0, max: 1_000_000, default: 0 } as const;
 export const IMBALANCE_THRESHOLD_PCT = { min: 1, max: 100, default: 20 } as const;
+/** Imbalance Detection Throughput Minimum: no Out of Balance alarm below this rate (packets/s). */
+export const IMBALANCE_MIN_PPS = { min: 0, max: 10_000_000, default: 20_000 } as const;
+/** Global Packet Rate Limit: packets/s each local port takes; above it packets are dropped. */
+export const PACKET_RATE_LIMIT_PPS = { min: 1_000, max: 10_000_000, default: 500_000 } as const;
 
 export const XSI_NETWORKS_MAX = 16;
 export const NAME_LENGTH = { min: 1, max: 32 } as const;

@@ -30,6 +30,7 @@ const FIELD_NAMES: Record<string, readonly string[]> = {
   mateIntervalMs: ['Mate beacon interval (ms)'],
   mateTimeoutMs: ['Mate timeout (ms)'],
   tcpRejectOption: ['TCP reject option'],
+  sctpRejectOption: ['SCTP reject option'],
   forwardedPorts: ['Forwarded ports'],
   monitorProtocol: ['Monitoring protocol'],
   monitoringPort: ['Monitoring port'],
@@ -37,6 +38,9 @@ const FIELD_NAMES: Record<string, readonly string[]> = {
   connectTryIntervalS: ['Connect try interval (s)'],
   leastLoadThreshold: ['Least Load threshold (new connections/s)'],
   imbalanceThresholdPct: ['Imbalance threshold (%)'],
+  imbalanceMinPps: ['Imbalance detection throughput minimum (packets/s)'],
+  accounting: ['Accounting'],
+  packetRateLimitPps: ['Global packet rate limit (packets/s per port)'],
   // Target Sets [Insert] / [Edit]
   number: ['TS Number', 'Target Set number'],
   family: ['Address family', 'Family'],

@@ -3,12 +3,15 @@ import {
   CONNECT_TIMEOUT_S,
   CONNECT_TRY_INTERVAL_S,
   FORWARDED_PORTS,
+  IMBALANCE_MIN_PPS,
   IMBALANCE_THRESHOLD_PCT,
   LEAST_LOAD_THRESHOLD,
   MATE_INTERVAL_MS,
   MATE_TIMEOUT_MS,
   MONITOR_PROTOCOLS,
+  PACKET_RATE_LIMIT_PPS,
   PORT,
+  SCTP_REJECT_OPTIONS,
   TCP_REJECT_OPTIONS,
 } from './limits.ts';
 import { ipfeNodeSchema, optionsSchema } from './options.ts';
@@ -26,6 +29,7 @@ const DEFAULTS = {
   mateIntervalMs: 100,
   mateTimeoutMs: 3000,
   tcpRejectOption: 'tcpReset',
+  sctpRejectOption: 'drop',
   forwardedPorts: [3868],
   monitorProtocol: 'heartbeat',
   monitoringPort: 9675,
@@ -33,6 +37,9 @@ const DEFAULTS = {
   connectTryIntervalS: 1,
   leastLoadThreshold: 0,
   imbalanceThresholdPct: 20,
+  imbalanceMinPps: 20_000,
+  accounting: true,
+  packetRateLimitPps: 500_000,
   bgp: null,
 };
 
@@ -107,6 +114,18 @@ const integerFields = [
     key: 'imbalanceThresholdPct',
     range: IMBALANCE_THRESHOLD_PCT,
     message: `Imbalance threshold (%) must be a whole number from ${IMBALANCE_THRESHOLD_PCT.min} to ${IMBALANCE_THRESHOLD_PCT.max}`,
+    context: {},
+  },
+  {
+    key: 'imbalanceMinPps',
+    range: IMBALANCE_MIN_PPS,
+    message: `Imbalance detection throughput minimum (packets/s) must be a whole number from ${IMBALANCE_MIN_PPS.min} to ${IMBALANCE_MIN_PPS.max}`,
+    context: {},
+  },
+  {
+    key: 'packetRateLimitPps',
+    range: PACKET_RATE_LIMIT_PPS,
+    message: `Global packet rate limit (packets/s per port) must be a whole number from ${PACKET_RATE_LIMIT_PPS.min} to ${PACKET_RATE_LIMIT_PPS.max}`,
     context: {},
   },
 ] as const;
@@ -218,18 +237,64 @@ describe('choices', () => {
     expect(optionsSchema.parse({ tcpRejectOption: value }).tcpRejectOption).toBe(value);
   });
 
+  it.each(SCTP_REJECT_OPTIONS)('sctpRejectOption accepts %s', (value) => {
+    expect(optionsSchema.parse({ sctpRejectOption: value }).sctpRejectOption).toBe(value);
+  });
+
+  it('SCTP has no reset: tcpReset is refused for it, naming its choices', () => {
+    expect(errorsOf({ sctpRejectOption: 'tcpReset' })).toEqual([
+      {
+        path: 'sctpRejectOption',
+        message:
+          'SCTP reject option must be one of: drop, icmpHostUnreachable, icmpPortUnreachable, icmpAdminProhibited',
+      },
+    ]);
+  });
+
   it.each(MONITOR_PROTOCOLS)('monitorProtocol accepts %s', (value) => {
     expect(optionsSchema.parse({ monitorProtocol: value }).monitorProtocol).toBe(value);
   });
 
   it('refuses anything else, listing the choices', () => {
     expect(errorsOf({ tcpRejectOption: 'reject', monitorProtocol: 'ping' })).toEqual([
-      { path: 'tcpRejectOption', message: 'TCP reject option must be one of: tcpReset, drop' },
+      {
+        path: 'tcpRejectOption',
+        message:
+          'TCP reject option must be one of: tcpReset, drop, icmpHostUnreachable, icmpPortUnreachable, icmpAdminProhibited',
+      },
       {
         path: 'monitorProtocol',
         message: 'Monitoring protocol must be one of: heartbeat, tcpConnectOnly, disabled',
       },
     ]);
+  });
+});
+
+describe('accounting', () => {
+  it('is on unless turned off', () => {
+    expect(optionsSchema.parse({ accounting: false }).accounting).toBe(false);
+  });
+
+  it.each(['false', 0, 1, null, 'disabled'])('refuses %j: it is true or false', (value) => {
+    expect(errorsOf({ accounting: value })).toEqual([
+      { path: 'accounting', message: 'Accounting must be true or false' },
+    ]);
+  });
+});
+
+describe('options saved before issue 27', () => {
+  it('take the defaults of the options they lack', () => {
+    const saved = { ...DEFAULTS, tcpRejectOption: 'drop', leastLoadThreshold: 40 } as Record<
+      string,
+      unknown
+    >;
+    for (const key of ['sctpRejectOption', 'imbalanceMinPps', 'accounting', 'packetRateLimitPps'])
+      delete saved[key];
+    expect(optionsSchema.parse(saved)).toEqual({
+      ...DEFAULTS,
+      tcpRejectOption: 'drop',
+      leastLoadThreshold: 40,
+    });
   });
 });
 

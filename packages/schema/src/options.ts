@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { bgpSchema } from './bgp.ts';
-import { choice, intInRange, ipAddress, port } from './fields.ts';
+import { choice, flag, intInRange, ipAddress, port } from './fields.ts';
 import {
   AGENT_PORT_DEFAULT,
   CONNECT_TIMEOUT_S,
   CONNECT_TRY_INTERVAL_S,
   FORWARDED_PORTS,
+  IMBALANCE_MIN_PPS,
   IMBALANCE_THRESHOLD_PCT,
   LEAST_LOAD_THRESHOLD,
   MATE_HEARTBEAT_PORT_DEFAULT,
@@ -14,6 +15,8 @@ import {
   MATE_TIMEOUT_MS,
   MONITOR_PROTOCOLS,
   MONITORING_PORT_DEFAULT,
+  PACKET_RATE_LIMIT_PPS,
+  SCTP_REJECT_OPTIONS,
   TCP_REJECT_OPTIONS,
 } from './limits.ts';
 import { MESSAGES } from './messages.ts';
@@ -56,6 +59,7 @@ export const optionsSchema = z
     ),
     // Traffic Forwarding
     tcpRejectOption: choice('TCP reject option', TCP_REJECT_OPTIONS).default('tcpReset'),
+    sctpRejectOption: choice('SCTP reject option', SCTP_REJECT_OPTIONS).default('drop'),
     forwardedPorts: z
       .array(port('Forwarded port'), { error: 'Forwarded ports must be a list of TCP ports' })
       .min(FORWARDED_PORTS.min, { error: 'At least one forwarded port is needed' })
@@ -76,6 +80,16 @@ export const optionsSchema = z
     imbalanceThresholdPct: intInRange('Imbalance threshold (%)', IMBALANCE_THRESHOLD_PCT).default(
       IMBALANCE_THRESHOLD_PCT.default,
     ),
+    imbalanceMinPps: intInRange(
+      'Imbalance detection throughput minimum (packets/s)',
+      IMBALANCE_MIN_PPS,
+    ).default(IMBALANCE_MIN_PPS.default),
+    accounting: flag('Accounting').default(true),
+    // Global Packet Rate Limit (the source's alarm 5013)
+    packetRateLimitPps: intInRange(
+      'Global packet rate limit (packets/s per port)',
+      PACKET_RATE_LIMIT_PPS,
+    ).default(PACKET_RATE_LIMIT_PPS.default),
     // BGP (decision 018): null until an active-active Target Set needs it
     bgp: bgpSchema.nullable().default(null),
   })
@@ -108,6 +122,31 @@ export const optionsSchema = z
     });
   });
 
+/** The reject choices as the Options page and the named-column CSV name them. */
+export const REJECT_OPTION_LABELS = {
+  tcpReset: 'TCP reset',
+  drop: 'Drop',
+  icmpHostUnreachable: 'ICMP host unreachable',
+  icmpPortUnreachable: 'ICMP port unreachable',
+  icmpAdminProhibited: 'ICMP administratively prohibited',
+} as const satisfies Record<(typeof TCP_REJECT_OPTIONS)[number], string>;
+
+/**
+ * What each ICMP choice is on the wire: ICMP Destination Unreachable (type 3) to an IPv4 client,
+ * ICMPv6 Destination Unreachable (type 1, RFC 4443) to an IPv6 one, with these codes.
+ */
+export const ICMP_REJECTS = {
+  icmpHostUnreachable: { icmpCode: 1, icmpv6Code: 3, icmpv6Name: 'address unreachable' },
+  icmpPortUnreachable: { icmpCode: 3, icmpv6Code: 4, icmpv6Name: 'port unreachable' },
+  icmpAdminProhibited: {
+    icmpCode: 13,
+    icmpv6Code: 1,
+    icmpv6Name: 'administratively prohibited',
+  },
+} as const;
+
+export type TcpRejectOption = (typeof TCP_REJECT_OPTIONS)[number];
+export type SctpRejectOption = (typeof SCTP_REJECT_OPTIONS)[number];
 export type OptionsInput = z.input<typeof optionsSchema>;
 export type Options = z.output<typeof optionsSchema>;
 export type IpfeNode = z.output<typeof ipfeNodeSchema>;

@@ -280,9 +280,28 @@ export const notImportedColumnSchema = z.object({
   message: z.string(),
 });
 
+/**
+ * The two layouts an import reads and an export writes: the source product's own bulk file
+ * (positional IpfeOption and IpfeListTsa records, no header) and this OAM's named-column CSV.
+ */
+export const IMPORT_FILE_FORMATS = ['source', 'named'] as const;
+export type ImportFileFormat = (typeof IMPORT_FILE_FORMATS)[number];
+
+/** An application server the file's IP lists need and this OAM lacks, offered for creation. */
+export const serverOfferSchema = z.object({
+  name: z.string(),
+  addresses: z.array(z.string()),
+  /** The XSI network that holds each address, in the same order. */
+  xsiNetworks: z.array(z.string()),
+  lines: z.array(z.number()),
+});
+export type ServerOffer = z.output<typeof serverOfferSchema>;
+
 /** What importing the file would change against the running revision, and what stops it. */
 export const sourceCsvPreviewSchema = z.object({
   basedOn: z.number(),
+  /** The layout the file was read in (as asked, or as its first records show). */
+  format: z.enum(IMPORT_FILE_FORMATS),
   changes: configDiffSchema,
   /**
    * Changes that undo or overwrite what another operator committed after the revision the file was
@@ -291,6 +310,16 @@ export const sourceCsvPreviewSchema = z.object({
   overwrites: z.array(z.object({ path: z.string(), revision: z.number(), author: z.string() })),
   problems: z.array(importProblemSchema),
   notImported: z.array(notImportedColumnSchema),
+  /**
+   * The application servers the file's IP lists name and this OAM lacks, each named after its
+   * address on the XSI network that holds it: created with the rest when the import is asked
+   * with createServers=true (this preview then shows them among the changes).
+   */
+  serversToCreate: z.array(serverOfferSchema),
+  /** Whether this preview created them (createServers=true). */
+  createServers: z.boolean(),
+  /** What the operator should know of how the file was read (a layout we chose, a unit). */
+  notes: z.array(z.string()),
 });
 export type SourceCsvPreview = z.output<typeof sourceCsvPreviewSchema>;
 

@@ -7,7 +7,7 @@ import {
   type Configuration,
   type RevisionInfo,
 } from '@ipfe/schema';
-import { buildDocument, canonicalJson } from '@ipfe/schema/digest';
+import { buildDocument, canonicalJson, readStoredDocument } from '@ipfe/schema/digest';
 import fp from 'fastify-plugin';
 import type { Db, Store } from '../store/store.ts';
 
@@ -43,6 +43,8 @@ interface RevisionState {
   number: number;
   sha256: string;
   config: Configuration;
+  /** The digest of the document as read (an older one's differs from the stored digest). */
+  readSha256: string | null;
   issues: ConfigIssue[] | null;
   derived: Map<unknown, unknown>;
 }
@@ -120,7 +122,14 @@ export class ConfigRepository {
       if (!document) throw new Error(`revision ${number} vanished`);
       config = underiveConfiguration(document.config);
     }
-    const state = { number, sha256, config: deepFreeze(config), issues: null, derived: new Map() };
+    const state: RevisionState = {
+      number,
+      sha256,
+      config: deepFreeze(config),
+      readSha256: null,
+      issues: null,
+      derived: new Map(),
+    };
     this.state = state;
     return state;
   }
@@ -186,7 +195,8 @@ export class ConfigRepository {
       .select('document')
       .where('number', '=', number)
       .executeTakeFirst();
-    return row ? (JSON.parse(row.document) as ConfigDocument) : null;
+    // One saved by an older release is read with the defaults of the fields it lacks.
+    return row ? readStoredDocument(JSON.parse(row.document) as ConfigDocument) : null;
   }
 
   /**
@@ -203,12 +213,14 @@ export class ConfigRepository {
   ): Promise<{ revision: RevisionInfo | null; value: T }> {
     const result = await this.store.transaction(async (trx) => {
       const latest = await this.latestInfo(trx);
-      const base = structuredClone((await this.latestState(trx)).config);
+      const state = await this.latestState(trx);
+      const base = structuredClone(state.config);
       const result = change(base, latest?.number ?? 0);
       const number = (latest?.number ?? 0) + 1;
       const document = buildDocument(number, result.config);
-      const running = latest?.sha256 ?? buildDocument(0, emptyConfiguration()).sha256;
-      if (document.sha256 === running) return { revision: null, value: result.value };
+      // The running document as it is read (an older one with the defaults it lacks filled in).
+      state.readSha256 ??= buildDocument(0, state.config).sha256;
+      if (document.sha256 === state.readSha256) return { revision: null, value: result.value };
       const createdAt = new Date().toISOString();
       await trx
         .insertInto('revisions')

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   deriveConfiguration,
+  IMPORT_FILE_FORMATS,
   revisionInfoSchema,
   sourceCsvPreviewSchema,
   underiveConfiguration,
@@ -13,12 +14,29 @@ import { sendCommit } from '../http/commit-headers.ts';
 import { acceptCsvBodies, CSV_MAX_BYTES } from '../http/csv-body.ts';
 import { diffConfigs } from '../domain/diff.ts';
 import { overwrittenEdits, type HistoryEntry } from '../domain/overwrites.ts';
-import { readSourceCsv, type CsvProblem } from '../domain/source-csv/read.ts';
-import { writeSourceCsv } from '../domain/source-csv/write.ts';
+import { readImportFile, writeImportFile } from '../domain/source-csv/import-file.ts';
+import type { CsvProblem } from '../domain/source-csv/shared.ts';
 
 const csvBody = z.string({
   error: 'Send the CSV file as the body, with Content-Type: text/csv',
 });
+
+const format = z
+  .enum(IMPORT_FILE_FORMATS, {
+    error: `format must be one of: ${IMPORT_FILE_FORMATS.join(', ')}`,
+  })
+  .optional()
+  .describe(
+    "source: the source product's own bulk file (positional IpfeOption and IpfeListTsa records, no header); named: this OAM's named-column CSV. Omitted: as the file's first records show",
+  );
+
+const createServers = z
+  .enum(['true', 'false'], { error: 'createServers must be true or false' })
+  .default('false')
+  .describe(
+    'true: create the application servers the preview offers (serversToCreate), in the same commit',
+  )
+  .transform((value) => value === 'true');
 
 const revisionNumber = (what: string) =>
   z.coerce
@@ -90,9 +108,11 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'previewSourceCsvImport',
         summary:
-          "What importing the source product's CSV would change against the running revision (basedOn), every problem by line and column, and the columns not imported; commits nothing",
+          "What importing a file (the source product's bulk file, or our named-column CSV) would change against the running revision (basedOn), every problem by line and column, the columns not imported and the application servers it would create; commits nothing",
         consumes: ['text/csv'],
         querystring: z.object({
+          format,
+          createServers,
           since: revisionNumber('since')
             .optional()
             .describe(
@@ -105,7 +125,10 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { basedOn, config } = await running();
-      const read = readSourceCsv(request.body, config, app.agentSync.statuses());
+      const read = readImportFile(request.body, config, app.agentSync.statuses(), {
+        format: request.query.format,
+        createServers: request.query.createServers,
+      });
       const changes = changesOf(config, read.candidate);
       const since = request.query.since;
       if (since !== undefined && since > basedOn) {
@@ -116,6 +139,7 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       return {
         basedOn,
+        format: read.format,
         changes,
         overwrites:
           since === undefined
@@ -123,6 +147,9 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
             : overwrittenEdits(changes, await history(since, basedOn), request.user!.name),
         problems: read.problems,
         notImported: read.notImported,
+        serversToCreate: read.serversToCreate,
+        createServers: request.query.createServers,
+        notes: read.notes,
       };
     },
   );
@@ -136,15 +163,15 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'importSourceCsv',
         errors: ['CONFLICT'],
         summary:
-          "Commit the source product's CSV as one revision (201), if the running revision is still `basedOn` (else 409) and the file has no problem (else 400, nothing committed); no change: 200 with the running revision, header x-ipfe-unchanged",
+          "Commit a file (the source product's bulk file, or our named-column CSV) as one revision (201), with the application servers it offers when createServers=true, if the running revision is still `basedOn` (else 409) and the file has no problem (else 400, nothing committed); no change: 200 with the running revision, header x-ipfe-unchanged",
         consumes: ['text/csv'],
-        querystring: z.object({ basedOn: revisionNumber('basedOn') }),
+        querystring: z.object({ basedOn: revisionNumber('basedOn'), format, createServers }),
         body: csvBody,
         response: { 200: revisionInfoSchema, 201: revisionInfoSchema },
       },
     },
     async (request, reply) => {
-      const { basedOn } = request.query;
+      const { basedOn, format: asked, createServers: create } = request.query;
       const { revision } = await app.configRepository.commit(request.user!.name, (base, latest) => {
         if (latest !== basedOn) {
           throw new ApiError(
@@ -152,9 +179,16 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
             `The running revision is ${latest}, not ${basedOn} as when this file was previewed; preview it again (nothing was committed)`,
           );
         }
-        const read = readSourceCsv(request.body, base, app.agentSync.statuses());
+        const read = readImportFile(request.body, base, app.agentSync.statuses(), {
+          format: asked,
+          createServers: create,
+        });
         if (!read.config) throw problemsError(read.problems);
-        return { config: read.config, summary: "Import of the source product's CSV", value: null };
+        const summary =
+          read.format === 'source'
+            ? "Import of the source product's bulk file"
+            : "Import of the source product's CSV";
+        return { config: read.config, summary, value: null };
       });
       return sendCommit(reply, revision, () => app.configRepository.runningInfo());
     },
@@ -168,8 +202,18 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'exportSourceCsv',
         errors: ['NOT_FOUND'],
         summary:
-          "Download a revision (default: the latest) in the source product's bulk-export CSV layout",
-        querystring: z.object({ revision: revisionNumber('revision').optional() }),
+          "Download a revision (default: the latest) as the source product's bulk file (format=source: what its Bulk Import reads) or as our named-column CSV (format=named, the default: every part of the configuration, lossless)",
+        querystring: z.object({
+          revision: revisionNumber('revision').optional(),
+          format: z
+            .enum(IMPORT_FILE_FORMATS, {
+              error: `format must be one of: ${IMPORT_FILE_FORMATS.join(', ')}`,
+            })
+            .default('named')
+            .describe(
+              "source: the source product's own bulk file; named (default): this OAM's named-column CSV",
+            ),
+        }),
         produces: ['text/csv'],
       },
     },
@@ -178,10 +222,12 @@ const importRoutes: FastifyPluginAsyncZod = async (app) => {
         request.query.revision ?? (await app.configRepository.latestInfo())?.number ?? 0;
       const document = await app.configRepository.document(number);
       if (!document) throw notFound(`Revision ${number}`);
+      const { format: layout } = request.query;
+      const name = layout === 'source' ? `ipfe-source-bulk-r${number}` : `ipfe-source-r${number}`;
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="ipfe-source-r${number}.csv"`)
-        .send(writeSourceCsv(underiveConfiguration(document.config)));
+        .header('content-disposition', `attachment; filename="${name}.csv"`)
+        .send(writeImportFile(underiveConfiguration(document.config), layout));
     },
   );
 };

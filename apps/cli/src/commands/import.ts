@@ -1,27 +1,62 @@
-import type { ErrorBody, RevisionInfo, SourceCsvPreview } from '@ipfe/schema';
-import type { Command } from '../command.ts';
+import {
+  IMPORT_FILE_FORMATS,
+  type ErrorBody,
+  type ImportFileFormat,
+  type RevisionInfo,
+  type SourceCsvPreview,
+} from '@ipfe/schema';
+import { UsageError, type Command } from '../command.ts';
 import { changeCount, changeLines, changeSummary } from '../changes.ts';
 import { readText } from '../document-file.ts';
 import { CliError, EXIT } from '../errors.ts';
 
 const CSV = 'text/csv; charset=utf-8';
 
+const LAYOUTS: Record<ImportFileFormat, string> = {
+  source: "the source product's bulk file (IPFE Options and ListTsa records, by position)",
+  named: "this OAM's named-column CSV (a header row per table)",
+};
+
 export const importCommand: Command = {
   name: 'import',
-  args: 'FILE.csv',
-  summary: "Import the source product's bulk-export CSV: preview, then one commit",
+  args: '[--format source|named] [--create-servers] FILE.csv',
+  summary:
+    "Import the source product's bulk file, or this OAM's named-column CSV: preview, then one commit",
   details: [
+    "Layouts: source = the source product's own bulk file (IPFE Options and ListTsa records, by position, no header); named = this OAM's named-column CSV. Without --format, the layout the file shows.",
     'Any problem of a row or column: each printed (file:line: column: message), exit 1, nothing committed.',
+    'Addresses of the IP lists that no application server has: listed; --create-servers creates them (named after the address, on the XSI network that holds it) in the same commit.',
     'Columns nothing takes are listed as not imported. The commit is guarded by the previewed revision: another commit since is refused (exit 3, stale: nothing committed).',
   ],
-  options: {},
+  options: {
+    format: {
+      type: 'string',
+      value: 'source|named',
+      description: "the file's layout (default: as the file shows)",
+    },
+    'create-servers': {
+      type: 'boolean',
+      description: 'create the application servers the file names and this OAM lacks',
+    },
+  },
   positionals: ['FILE.csv'],
-  async run(context, [file]) {
+  async run(context, [file], values) {
+    const format = values.format;
+    if (format !== undefined && !(IMPORT_FILE_FORMATS as readonly unknown[]).includes(format)) {
+      throw new UsageError(
+        `--format must be one of ${IMPORT_FILE_FORMATS.join(', ')}, not ${JSON.stringify(format)}`,
+      );
+    }
+    const createServers = values['create-servers'] === true;
+    const query = [
+      ...(typeof format === 'string' ? [`format=${format}`] : []),
+      ...(createServers ? ['createServers=true'] : []),
+    ];
     const text = readText(context.path(file!), file!);
     const client = context.client();
     const preview = await client.request<SourceCsvPreview | ErrorBody>(
       'POST',
-      '/api/import/source-csv/preview',
+      `/api/import/source-csv/preview${query.length > 0 ? `?${query.join('&')}` : ''}`,
       { raw: { text, contentType: CSV }, accept: [400, 404] },
     );
     if (preview.status === 404) {
@@ -31,8 +66,20 @@ export const importCommand: Command = {
       const { error } = preview.body as ErrorBody;
       throw new CliError(`${file}: ${error.message}`);
     }
-    const { basedOn, changes, problems, notImported } = preview.body as SourceCsvPreview;
+    const read = preview.body as SourceCsvPreview;
+    const { basedOn, changes, problems, notImported, serversToCreate } = read;
+    context.err(`${file}: read as ${LAYOUTS[read.format]}`);
+    for (const note of read.notes) context.err(`${file}: ${note}`);
     for (const column of notImported) context.err(`${file}:${column.line}: ${column.message}`);
+    if (serversToCreate.length > 0) {
+      context.err(
+        `${file}: application servers not known here, ${createServers ? 'created with the import' : 'which --create-servers creates with the import'}:`,
+      );
+      for (const server of serversToCreate) {
+        const where = server.addresses.map((a, i) => `${a} on ${server.xsiNetworks[i]}`);
+        context.err(`  + ${server.name} (${where.join(', ')}; line ${server.lines.join(', ')})`);
+      }
+    }
     if (problems.length > 0) {
       const lines = problems.map(
         (p) =>
@@ -52,7 +99,7 @@ export const importCommand: Command = {
     // The OAM takes the previewed revision as ?basedOn; If-Match says the same to a proxy or log.
     const answer = await client.request<RevisionInfo | ErrorBody>(
       'POST',
-      `/api/import/source-csv?basedOn=${basedOn}`,
+      `/api/import/source-csv?${[`basedOn=${basedOn}`, `format=${read.format}`, ...(createServers ? ['createServers=true'] : [])].join('&')}`,
       {
         raw: { text, contentType: CSV },
         headers: { 'if-match': `"${basedOn}"` },

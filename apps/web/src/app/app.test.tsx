@@ -125,14 +125,18 @@ describe('roles', () => {
     expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
     expect(screen.queryByRole('radio', { name: /Select Target Set/ })).toBeNull();
-    // Reading is allowed: the export is a download, of the config document or the source CSV.
+    // Reading is allowed: the export is a download, of the config document or either CSV layout.
     expect(screen.getByRole('link', { name: 'Export (JSON document)' })).toHaveAttribute(
       'href',
       '/api/export',
     );
-    expect(screen.getByRole('link', { name: 'Export (source CSV)' })).toHaveAttribute(
+    expect(screen.getByRole('link', { name: 'Export (source bulk file)' })).toHaveAttribute(
       'href',
-      '/api/export/source-csv',
+      '/api/export/source-csv?format=source',
+    );
+    expect(screen.getByRole('link', { name: 'Export (named-column CSV)' })).toHaveAttribute(
+      'href',
+      '/api/export/source-csv?format=named',
     );
   });
 

@@ -1,54 +1,19 @@
-import { isDeepStrictEqual } from 'node:util';
-import { CsvError, parse } from 'csv-parse/sync';
+import { fieldErrorsOf, type Configuration } from '@ipfe/schema';
+import type { Statuses } from '../serving.ts';
+import { finishRead } from './finish.ts';
 import {
-  portRangesOf,
-  checkConfiguration,
-  fieldErrorsOf,
-  normalizeTargetSet,
-  type Configuration,
-  type PortRange,
-} from '@ipfe/schema';
-import { newServingProblems, type Statuses } from '../serving.ts';
-import { describeLocation } from '../validate-change.ts';
+  capped,
+  emptyRead,
+  isBlank,
+  problem,
+  quotingTheCell,
+  records,
+  type ImportRead,
+  type NotImported,
+  type Origin,
+  type Row,
+} from './shared.ts';
 import { TABLES, type Column, type Table } from './tables.ts';
-
-/** A problem of the file, located by line and column where it has one. */
-export interface CsvProblem {
-  /** "line 7, column Server1Weighting", "line 3", or the entity it concerns. */
-  path: string;
-  message: string;
-  line: number | null;
-  column: string | null;
-}
-
-/** A column of the file that nothing in our configuration takes. */
-export interface NotImported {
-  table: string;
-  column: string;
-  line: number;
-  message: string;
-}
-
-export interface SourceCsvRead {
-  /** The configuration the file describes; null when anything in it has a problem. */
-  config: Configuration | null;
-  /** What it describes even when the rules between entities refuse it (to show the changes). */
-  candidate: Configuration | null;
-  problems: CsvProblem[];
-  notImported: NotImported[];
-}
-
-interface Row {
-  line: number;
-  cells: string[];
-}
-
-/** Where one entity of the candidate configuration came from. */
-interface Origin {
-  table: Table;
-  line: number;
-  columnOf: (fieldPath: string) => string | null;
-}
 
 /** A header's columns: ours by position, and how many numbered groups (servers) it has. */
 interface Header {
@@ -62,16 +27,6 @@ interface Header {
   rows: number;
 }
 
-const where = (line: number | null, column: string | null) =>
-  line === null ? 'the file' : column ? `line ${line}, column ${column}` : `line ${line}`;
-
-const problem = (line: number | null, column: string | null, message: string): CsvProblem => ({
-  path: where(line, column),
-  message,
-  line,
-  column,
-});
-
 function setPath(target: Record<string, unknown>, path: string, value: unknown) {
   const keys = path.split('.');
   let node: Record<string, unknown> = target;
@@ -82,36 +37,11 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown) 
   node[keys.at(-1)!] = value;
 }
 
-/** The records of the file with the line each starts on; a syntax error is the only problem. */
-function records(text: string): Row[] | CsvProblem {
-  try {
-    const parsed = parse(text, {
-      bom: true,
-      info: true,
-      raw: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_empty_values: true,
-    }) as unknown as { record: string[]; info: { lines: number }; raw: string }[];
-    return parsed.map(({ record, info, raw }) => ({
-      // info.lines is the line the record ends on; a quoted cell may span lines.
-      line: info.lines - (raw.replace(/(\r\n|\n|\r)$/, '').match(/\r\n|\n|\r/g)?.length ?? 0),
-      cells: record,
-    }));
-  } catch (err) {
-    if (err instanceof CsvError) {
-      const line = typeof err.lines === 'number' ? err.lines : null;
-      return problem(line, null, `The file is not valid CSV: ${err.message}`);
-    }
-    throw err;
-  }
-}
-
 /** More unknown columns than this in one header is no source export with a few extra columns. */
 const UNKNOWN_COLUMNS_MAX = 100;
 
 /** Reads a header row: which column each cell is, what is missing, what is not imported. */
-function readHeader(table: Table, row: Row, out: SourceCsvRead): Header {
+function readHeader(table: Table, row: Row, out: ImportRead): Header {
   const header: Header = {
     line: row.line,
     columns: [],
@@ -195,14 +125,12 @@ function readHeader(table: Table, row: Row, out: SourceCsvRead): Header {
   return header;
 }
 
-const isBlank = (cell: string | undefined) => (cell ?? '').trim() === '';
-
 /** One data row as the entity's input, its cells read by their columns' kinds. */
 function readRow(
   table: Table,
   header: Header,
   row: Row,
-  out: SourceCsvRead,
+  out: ImportRead,
 ): { input: Record<string, unknown>; refused: Set<string> } | null {
   const { width } = header;
   if (row.cells.length - 1 > width && row.cells.slice(width + 1).some((c) => !isBlank(c))) {
@@ -274,7 +202,7 @@ function columnFinder(header: Header) {
 }
 
 /**
- * Reads the source product's bulk-export CSV into the configuration it describes. A table in the
+ * Reads our named-column CSV (decision 015) into the configuration it describes. A table in the
  * file replaces that part of `running` (a header with no rows empties it); a table absent from
  * the file leaves that part as it runs. Every problem is named by line and column.
  */
@@ -282,8 +210,9 @@ export function readSourceCsv(
   text: string,
   running: Configuration,
   statuses: Statuses = new Map(),
-): SourceCsvRead {
-  const out: SourceCsvRead = { config: null, candidate: null, problems: [], notImported: [] };
+  { createServers = false }: { createServers?: boolean } = {},
+): ImportRead {
+  const out = emptyRead();
   const rows = records(text);
   if (!Array.isArray(rows)) {
     out.problems.push(rows);
@@ -378,7 +307,7 @@ export function readSourceCsv(
     }
     list.push({
       value: parsed.data as Record<string, unknown>,
-      origin: { table, line: row.line, columnOf },
+      origin: { at: (field) => ({ line: row.line, column: columnOf(field) }) },
     });
   }
   for (const [table, header] of headers) {
@@ -395,8 +324,6 @@ export function readSourceCsv(
   ) {
     return capped(out);
   }
-  const rowsRefused = out.problems.length > 0;
-
   const candidate = structuredClone(running) as Record<string, unknown>;
   const origins = new Map<string, Origin>();
   for (const [table, list] of entities) {
@@ -411,111 +338,15 @@ export function readSourceCsv(
     candidate[table.collection] = list.map((e) => e.value);
     list.forEach((e, i) => origins.set(`${table.collection}.${i}`, e.origin));
   }
-  const config = candidate as unknown as Configuration;
-  const found = out.problems.length;
-  allocateMissingRanges(config, running, origins, out);
-  if (out.problems.length > found) return capped(out);
-
-  const entityOf = (path: string) => {
-    const segments = path.split('.');
-    return segments[0] === 'options' ? 'options' : segments.slice(0, 2).join('.');
-  };
-  const changed = (entity: string) =>
-    origins.has(entity) && !sameAsRunning(config, running, entity);
-  const rules = [...checkConfiguration(config), ...newServingProblems(running, config, statuses)];
-  for (const issue of rules) {
-    if (issue.severity !== 'error') continue;
-    // What refers to a refused row is told once that row is fixed.
-    if (issue.cause && [...refusedTables].some((t) => issue.cause!.startsWith(t.collection))) {
-      continue;
-    }
-    const entity = entityOf(issue.path);
-    // A rule between two rows is reported on the row that broke it, not also on the other.
-    if (issue.pairedWith && !changed(entity) && changed(entityOf(issue.pairedWith))) continue;
-    const origin = origins.get(entity);
-    const field = (issue.valuePath ?? issue.path).slice(entity.length + 1);
-    if (origin) {
-      out.problems.push(problem(origin.line, origin.columnOf(field), issue.message));
-    } else {
-      const { label } = describeLocation(config, issue.path);
-      out.problems.push({
-        path: `${label} (not in the file: as it runs)`,
-        message: issue.message,
-        line: null,
-        column: null,
-      });
-    }
-  }
-  // Without its refused rows the file's configuration is not what the file says: no changes shown.
-  if (!rowsRefused) out.candidate = config;
-  if (out.problems.length === 0) out.config = config;
-  return capped(out);
-}
-
-/** A message that does not quote the cell it is about gets the cell's text ("…, not "70000""). */
-function quotingTheCell(message: string, cell: string): string {
-  return cell === '' || message.includes(cell) ? message : `${message}, not "${cell}"`;
-}
-
-/** Whether the entity at `path` ("targetSets.3", "options") is as it runs, matched by its key. */
-function sameAsRunning(config: Configuration, running: Configuration, path: string): boolean {
-  if (path === 'options') return isDeepStrictEqual(config.options, running.options);
-  const [collection, index] = path.split('.') as [keyof Configuration, string];
-  const entity = (config[collection] as unknown[])[Number(index)];
-  if (collection === 'targetSets') {
-    const ts = entity as Configuration['targetSets'][number];
-    const runs = running.targetSets.find((t) => t.number === ts.number);
-    // Stored with its factors normalized: compare what the file says as it would be stored.
-    return (
-      runs !== undefined && isDeepStrictEqual(normalizeTargetSet(ts), normalizeTargetSet(runs))
-    );
-  }
-  const named = entity as { name: string };
-  const list = running[collection] as { name: string }[];
-  return isDeepStrictEqual(
-    named,
-    list.find((e) => e.name === named.name),
+  return finishRead(
+    out,
+    {
+      candidate: candidate as unknown as Configuration,
+      origins,
+      refused: new Set([...refusedTables].map((t) => t.collection)),
+    },
+    running,
+    statuses,
+    { createServers },
   );
-}
-
-/** The problems an operator can act on at once; the rest once those are fixed. */
-export const PROBLEMS_SHOWN = 100;
-
-function capped(out: SourceCsvRead): SourceCsvRead {
-  const more = out.problems.length - PROBLEMS_SHOWN;
-  if (more <= 0) return out;
-  out.problems = [
-    ...out.problems.slice(0, PROBLEMS_SHOWN),
-    problem(null, null, `${more} more problems not shown: fix these first`),
-  ];
-  return out;
-}
-
-/**
- * Gives an application server without an Initiator Port Range in the file one by the rule every
- * whole configuration follows (`portRangesOf`): the one it runs with, else the lowest free slice.
- */
-function allocateMissingRanges(
-  config: Configuration,
-  running: Configuration,
-  origins: Map<string, Origin>,
-  out: SourceCsvRead,
-) {
-  const servers = config.appServers as (Configuration['appServers'][number] & {
-    initiatorPortRange?: PortRange;
-  })[];
-  portRangesOf(servers, running.appServers).forEach((range, i) => {
-    if (range) {
-      servers[i]!.initiatorPortRange = range;
-      return;
-    }
-    const origin = origins.get(`appServers.${i}`);
-    out.problems.push(
-      problem(
-        origin?.line ?? null,
-        'Name',
-        'No Initiator Port Range is left for this server (at most 64 application servers)',
-      ),
-    );
-  });
 }

@@ -6,6 +6,8 @@ import {
   PEER_NODE_GROUPS_MAX,
   peerNodeGroupSchema,
   portRangeSchema,
+  REJECT_OPTION_LABELS,
+  SCTP_REJECT_OPTIONS,
   TARGET_SET_NUMBER,
   targetSetSchema,
   TARGET_SET_SERVERS,
@@ -90,12 +92,7 @@ const ipfeOption: Table = {
     col('StateSyncPort', 'Mate heartbeat port', 'mateHeartbeatPort', int),
     col('StateSyncIntervalMs', 'Mate beacon interval (ms)', 'mateIntervalMs', int),
     col('StateSyncTimeoutMs', 'Mate timeout (ms)', 'mateTimeoutMs', int),
-    col(
-      'RejectOption',
-      'TCP reject option',
-      'tcpRejectOption',
-      choice({ tcpReset: 'TCP Reset', drop: 'Drop' }),
-    ),
+    col('RejectOption', 'TCP reject option', 'tcpRejectOption', choice(REJECT_OPTION_LABELS)),
     col('ForwardedPorts', 'Forwarded ports', 'forwardedPorts', list(int)),
     col(
       'MonitoringProtocol',
@@ -108,6 +105,23 @@ const ipfeOption: Table = {
     col('ConnectTryInterval', 'Connect try interval (s)', 'connectTryIntervalS', int),
     col('LeastLoadThreshold', 'Least Load threshold', 'leastLoadThreshold', int),
     col('ImbalanceThreshold', 'Imbalance threshold (%)', 'imbalanceThresholdPct', int),
+    // Issue 27: the source's options that came later; a header from before lacks them.
+    ...[
+      col(
+        'SctpRejectOption',
+        'SCTP reject option',
+        'sctpRejectOption',
+        choice(Object.fromEntries(SCTP_REJECT_OPTIONS.map((o) => [o, REJECT_OPTION_LABELS[o]]))),
+      ),
+      col(
+        'ImbalanceDetectionMinimum',
+        'Imbalance detection throughput minimum',
+        'imbalanceMinPps',
+        int,
+      ),
+      col('Accounting', 'Accounting', 'accounting', flag),
+      col('PacketRateLimit', 'Global packet rate limit', 'packetRateLimitPps', int),
+    ].map(optional),
     // Ours (decision 018): BGP for active-active Target Sets; all empty: no BGP.
     ...[
       col('BgpAsn', 'BGP ASN', 'bgp.asn', int),

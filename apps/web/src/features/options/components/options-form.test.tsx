@@ -24,11 +24,101 @@ describe('OptionsForm', () => {
       'Traffic Forwarding',
       'Application Server Monitoring',
       'Packet Counting',
+      'Global Packet Rate Limit',
     ]) {
       expect(screen.getByRole('region', { name })).toBeInTheDocument();
     }
     expect(screen.getByLabelText(/Forwarded ports/)).toHaveValue('3868');
     expect(screen.getByRole('radio', { name: 'Heartbeat' })).toBeChecked();
+  });
+
+  it('offers the reject choices of the source, the rate limit, the imbalance minimum and accounting, labelled and with their help', () => {
+    renderWithRouter(
+      <OptionsForm
+        options={options}
+        etag='"o"'
+        readOnly={false}
+        lockedSlots={{}}
+        onReload={vi.fn()}
+      />,
+    );
+    const tcp = screen.getByRole('combobox', { name: 'TCP reject option' });
+    expect(tcp).toHaveValue('tcpReset');
+    expect([...tcp.querySelectorAll('option')].map((o) => o.textContent)).toEqual([
+      'TCP reset',
+      'Drop',
+      'ICMP host unreachable (ICMPv6: address unreachable)',
+      'ICMP port unreachable (ICMPv6: port unreachable)',
+      'ICMP administratively prohibited (ICMPv6: administratively prohibited)',
+    ]);
+    expect(tcp).toHaveAccessibleDescription(/not sent by any data path yet/);
+    const sctp = screen.getByRole('combobox', { name: 'SCTP reject option' });
+    expect(sctp).toHaveValue('drop');
+    expect([...sctp.querySelectorAll('option')].map((o) => o.value)).toEqual([
+      'drop',
+      'icmpHostUnreachable',
+      'icmpPortUnreachable',
+      'icmpAdminProhibited',
+    ]);
+    expect(
+      screen.getByRole('spinbutton', { name: 'Global packet rate limit (packets/s per port)' }),
+    ).toHaveValue(500000);
+    expect(
+      screen.getByRole('spinbutton', {
+        name: 'Imbalance detection throughput minimum (packets/s)',
+      }),
+    ).toHaveValue(20000);
+    const accounting = screen.getByRole('checkbox', { name: 'Accounting' });
+    expect(accounting).toBeChecked();
+    expect(accounting).toHaveAccessibleDescription(/packet and byte measurements stop/);
+  });
+
+  it('saves the new options as chosen, and refuses a rate limit out of range', async () => {
+    const fetchMock = vi.fn(async (_url: string, init: RequestInit) =>
+      Response.json(JSON.parse(String(init.body)), {
+        headers: { etag: '"o2"', 'x-ipfe-revision': '5' },
+      }),
+    );
+    vi.stubGlobal('fetch', fetchMock);
+    const { user } = renderWithRouter(
+      <OptionsForm
+        options={options}
+        etag='"o"'
+        readOnly={false}
+        lockedSlots={{}}
+        onReload={vi.fn()}
+      />,
+    );
+    const limit = screen.getByRole('spinbutton', {
+      name: 'Global packet rate limit (packets/s per port)',
+    });
+    await user.clear(limit);
+    await user.type(limit, '999');
+    await user.tab();
+    expect(
+      screen.getByText(
+        'Global packet rate limit (packets/s per port) must be a whole number from 1000 to 10000000',
+      ),
+    ).toBeInTheDocument();
+    await user.clear(limit);
+    await user.type(limit, '250000');
+    await user.selectOptions(
+      screen.getByRole('combobox', { name: 'SCTP reject option' }),
+      'ICMP port unreachable (ICMPv6: port unreachable)',
+    );
+    screen.getByRole('checkbox', { name: 'Accounting' }).focus();
+    await user.keyboard(' ');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    expect(fetchMock).toHaveBeenCalled();
+    const body = JSON.parse(String(fetchMock.mock.calls.at(-1)![1].body));
+    expect(body).toMatchObject({
+      packetRateLimitPps: 250000,
+      sctpRejectOption: 'icmpPortUnreachable',
+      accounting: false,
+      tcpRejectOption: 'tcpReset',
+      imbalanceMinPps: 20000,
+    });
+    vi.unstubAllGlobals();
   });
 
   it('makes the address of an IPFE that a Target Set uses read-only, and says why', () => {

@@ -6,6 +6,8 @@ import {
   defaultsOf,
   fieldPaths,
   FORWARDED_PORTS,
+  ICMP_REJECTS,
+  IMBALANCE_MIN_PPS,
   IMBALANCE_THRESHOLD_PCT,
   IPFE_SLOTS,
   LEAST_LOAD_THRESHOLD,
@@ -16,13 +18,19 @@ import {
   MESSAGES,
   MONITORING_PORT_DEFAULT,
   optionsSchema,
+  PACKET_RATE_LIMIT_PPS,
   PORT,
+  REJECT_OPTION_LABELS,
+  SCTP_REJECT_OPTIONS,
+  TCP_REJECT_OPTIONS,
   type IpfeSlot,
   type Options,
   type OptionsInput,
+  type TcpRejectOption,
 } from '@ipfe/schema';
 import { useFormContext } from 'react-hook-form';
 import {
+  CheckboxField,
   choiceLabel,
   Form,
   FieldMessage,
@@ -30,6 +38,7 @@ import {
   InputField,
   RadioGroupField,
   SaveFeedback,
+  SelectField,
   useFieldError,
   useSave,
   useSchemaForm,
@@ -38,6 +47,7 @@ import { Button } from '@/components/ui/button';
 import { Section } from '@/components/ui/section';
 import { savedAs } from '@/lib/commits';
 import { useUpdateOptions } from '../api/update-options';
+import { DATA_PATH_SUPPORT } from '../data-path-support';
 import { bgpBody, bgpFormValues, BgpSection, type BgpFormValues } from './bgp-section';
 
 /** The schema's options, but for what is typed otherwise: a node left empty, the ports, BGP. */
@@ -104,10 +114,17 @@ export function placeOptionsIssue(path: string): string | null {
 const num = { valueAsNumber: true } as const;
 const PORT_RANGE = `${PORT.min}–${PORT.max}`;
 const DEFAULTS = defaultsOf(optionsSchema);
-const TCP_REJECT_CHOICES = [
-  { value: 'tcpReset', label: 'TCP reset' },
-  { value: 'drop', label: 'Drop' },
-];
+const count = (n: number) => n.toLocaleString('en-US');
+/** A reject choice as the pull-down names it: an ICMP one with what an IPv6 client gets. */
+const rejectChoice = (value: TcpRejectOption) => ({
+  value,
+  label:
+    value in ICMP_REJECTS
+      ? `${REJECT_OPTION_LABELS[value]} (ICMPv6: ${ICMP_REJECTS[value as keyof typeof ICMP_REJECTS].icmpv6Name})`
+      : REJECT_OPTION_LABELS[value],
+});
+const TCP_REJECT_CHOICES = TCP_REJECT_OPTIONS.map(rejectChoice);
+const SCTP_REJECT_CHOICES = SCTP_REJECT_OPTIONS.map(rejectChoice);
 const MONITOR_CHOICES = [
   { value: 'heartbeat', label: 'Heartbeat' },
   { value: 'tcpConnectOnly', label: 'TCP connect only' },
@@ -260,11 +277,17 @@ export function OptionsForm({
 
         <Section title="Traffic Forwarding">
           <div className="form-grid">
-            <RadioGroupField
+            <SelectField
               label="TCP reject option"
               registration={register('tcpRejectOption')}
               options={TCP_REJECT_CHOICES}
-              help={`What a client connection gets when no server can take it: a reset, or a plain close. Default: ${choiceLabel(DEFAULTS.tcpRejectOption, TCP_REJECT_CHOICES)}`}
+              help={`What a new TCP connection gets when no server can take it. An IPv6 client gets the ICMPv6 equivalent of an ICMP choice. ${DATA_PATH_SUPPORT.tcpRejectOption} Default: ${choiceLabel(DEFAULTS.tcpRejectOption, TCP_REJECT_CHOICES)}`}
+            />
+            <SelectField
+              label="SCTP reject option"
+              registration={register('sctpRejectOption')}
+              options={SCTP_REJECT_CHOICES}
+              help={`What a new SCTP association (its INIT) gets when no server can take it; SCTP has no reset. ${DATA_PATH_SUPPORT.sctpRejectOption} Default: ${choiceLabel(DEFAULTS.sctpRejectOption, SCTP_REJECT_CHOICES)}`}
             />
             <InputField
               label="Forwarded ports"
@@ -322,6 +345,31 @@ export function OptionsForm({
               required
               registration={register('imbalanceThresholdPct', num)}
               help={`A server whose share of new connections deviates from its expected share by more than this raises "Out of Balance". Range: ${IMBALANCE_THRESHOLD_PCT.min}–${IMBALANCE_THRESHOLD_PCT.max}. Default: ${IMBALANCE_THRESHOLD_PCT.default}`}
+            />
+            <InputField
+              label="Imbalance detection throughput minimum (packets/s)"
+              type="number"
+              required
+              registration={register('imbalanceMinPps', num)}
+              help={`Below this packet rate on a Target Set, no Out of Balance alarm is raised: too few packets say nothing of balance. ${DATA_PATH_SUPPORT.imbalanceMinPps} Range: ${IMBALANCE_MIN_PPS.min}–${count(IMBALANCE_MIN_PPS.max)}. Default: ${count(DEFAULTS.imbalanceMinPps)}`}
+            />
+            <CheckboxField
+              label="Accounting"
+              text="Enabled"
+              registration={register('accounting')}
+              help={`When off, packet and byte measurements stop. ${DATA_PATH_SUPPORT.accounting} Default: ${DEFAULTS.accounting ? 'enabled' : 'disabled'}`}
+            />
+          </div>
+        </Section>
+
+        <Section title="Global Packet Rate Limit">
+          <div className="form-grid">
+            <InputField
+              label="Global packet rate limit (packets/s per port)"
+              type="number"
+              required
+              registration={register('packetRateLimitPps', num)}
+              help={`Packets each local port takes per second, counted per port; the packets above it are dropped. ${DATA_PATH_SUPPORT.packetRateLimitPps} Range: ${count(PACKET_RATE_LIMIT_PPS.min)}–${count(PACKET_RATE_LIMIT_PPS.max)}. Default: ${count(DEFAULTS.packetRateLimitPps)}`}
             />
           </div>
         </Section>

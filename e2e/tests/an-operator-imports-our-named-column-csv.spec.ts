@@ -12,7 +12,7 @@ function rowOf(file: string, table: string, cells: Record<string, string>) {
     .join(',');
 }
 
-test("an operator imports the source product's CSV, sees the preview, commits and sees the Target Set", async ({
+test('an operator imports our named-column CSV, sees the preview, commits and sees the Target Set', async ({
   page,
   api,
 }) => {
@@ -37,8 +37,8 @@ test("an operator imports the source product's CSV, sees the preview, commits an
   expect(exported.ok()).toBe(true);
   const lines = (await exported.text()).trimEnd().split('\r\n');
   const options = lines.findIndex((line) => line.startsWith('IpfeOption,'));
-  lines[options] += ',PacketRateLimit';
-  lines[options + 1] += ',150000';
+  lines[options] += ',GratuitousArpType';
+  lines[options + 1] += ',request';
   const file = lines.join('\r\n');
   const row = (weight: string) =>
     rowOf(file, 'IpfeListTsa', {
@@ -58,7 +58,7 @@ test("an operator imports the source product's CSV, sees the preview, commits an
     .getByRole('link', { name: 'Import' })
     .click();
   await expect(page.getByRole('heading', { name: 'Import' })).toBeVisible();
-  const chooser = page.getByLabel('Source CSV file');
+  const chooser = page.getByLabel('File to import');
 
   // Every problem of the file in one preview: a bad cell, and a row whose IP list partly
   // overlaps the running Target Set's, each named by its line and the column holding the value.
@@ -93,7 +93,9 @@ test("an operator imports the source product's CSV, sees the preview, commits an
     buffer: Buffer.from(`${file}\r\n${row('100')}\r\n`),
   });
   await expect(page.getByText('None: the file can be committed.')).toBeVisible();
-  await expect(page.getByText('not imported: column PacketRateLimit of IpfeOption')).toBeVisible();
+  await expect(
+    page.getByText('not imported: column GratuitousArpType of IpfeOption'),
+  ).toBeVisible();
   const changes = page.getByRole('table', { name: 'What the import changes' });
   await expect(changes.getByRole('row')).toHaveCount(2);
   await expect(
@@ -134,6 +136,6 @@ test("an operator imports the source product's CSV, sees the preview, commits an
   // The same layout comes out of the Revisions page.
   await page.getByRole('link', { name: 'Revisions', exact: true }).click();
   const download = page.waitForEvent('download');
-  await page.getByRole('link', { name: 'Export (source CSV)' }).click();
+  await page.getByRole('link', { name: 'Export (named-column CSV)' }).click();
   expect((await download).suggestedFilename()).toMatch(/^ipfe-source-r\d+\.csv$/);
 });
