@@ -28,7 +28,6 @@ const PATH_WORDS: Record<DataPath, string> = {
 const protocolsOf = (ts: TargetSet): ForwardedProtocol[] =>
   ts.protocols === 'both' ? ['tcp', 'sctp'] : [ts.protocols];
 
-
 /** An agent from before `activeActive` was reported announces only on the direct path. */
 export const servesActiveActive = (status: AgentStatus) =>
   status.activeActive ?? status.dataplane === 'direct';
