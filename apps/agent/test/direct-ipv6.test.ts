@@ -6,8 +6,9 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configurationShape, formatHostPort } from '@ipfe/schema';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
-import { startKernelAgent } from './kernel-agents.ts';
-import { startKernelClient, Topology, until } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { startKernelClient, Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
 
@@ -95,7 +96,7 @@ describeLab('the direct data path for an IPv6 Target Set', missing, () => {
     }
     for (const slot of ['a1', 'a2'] as const) {
       stateDirWith(dir, slot, config);
-      agents[slot] = startKernelAgent(topology, slot, {
+      agents[slot] = startNetnsAgent(topology, slot, {
         control: formatHostPort(hosts[slot], 8701),
         stateDir: join(dir, slot),
         token: TOKEN,

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type AgentStatus, type Configuration } from '@ipfe/schema';
 import { addressesOf, documentOf, removeDir, startAgent, testConfig } from './helpers.ts';
-import { repoRoot, Topology, until } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import {
   countedInCommand,
   packetsTowards,
@@ -110,25 +112,14 @@ const config: Configuration = configurationShape.parse({
 
 /** An agent on the direct path, forwarding on `device` (its XSI interface for its TSAs). */
 function startDirectAgent(slot: 'a1' | 'b1', device: 'eth0' | 'eth1') {
-  const stateDir = stateDirWith(dir, slot, config);
-  agents[slot] = topology.run(
-    slot,
-    [
-      process.execPath,
-      join(repoRoot, 'apps/agent/bin/ipfe-agent.js'),
-      '--slot',
-      slot.toUpperCase(),
-      '--control',
-      `${hosts[slot]}:8701`,
-      '--state-dir',
-      stateDir,
-      '--dataplane',
-      'direct',
-      '--manage-addresses',
-      device,
-    ],
-    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-  );
+  agents[slot] = startNetnsAgent(topology, slot, {
+    control: `${hosts[slot]}:8701`,
+    stateDir: stateDirWith(dir, slot, config),
+    token: TOKEN,
+    sync: false,
+    dataplane: 'direct',
+    device,
+  });
 }
 
 /** GET /v1/status of an agent, read from the client's namespace. */

@@ -12,8 +12,9 @@ import {
   type DiameterClient,
 } from './diameter/diameter.ts';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
-import { startKernelAgent } from './kernel-agents.ts';
-import { startKernelClient, Topology, until } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { startKernelClient, Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
 
@@ -83,7 +84,7 @@ function config(
 }
 
 function startAgent(slot: 'a1' | 'a2') {
-  agents[slot] = startKernelAgent(topology, slot, {
+  agents[slot] = startNetnsAgent(topology, slot, {
     control: `${hosts[slot]}:8701`,
     stateDir: join(dir, slot),
     token: TOKEN,

@@ -17,8 +17,9 @@ import {
   startHoldingReporter,
   startNamingService,
 } from './direct-hosts.ts';
-import { startKernelAgent } from './kernel-agents.ts';
-import { ip, startKernelClient, Topology, until, type KernelClient } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { ip, startKernelClient, Topology, type KernelClient } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { bfdProfile, frrAvailable, FRR_HEAD, startRouterFrr } from './router-frr.ts';
 import { labMissing } from './lab.ts';
 
@@ -206,7 +207,7 @@ export class EcmpLab {
       mkdirSync(this.stateDir(slot), { recursive: true });
       writeFileSync(join(this.stateDir(slot), 'config.json'), this.#latest);
     }
-    this.agents[slot] = startKernelAgent(this.topology, slot, {
+    this.agents[slot] = startNetnsAgent(this.topology, slot, {
       control: formatHostPort(this.hosts[slot], 8701),
       stateDir: this.stateDir(slot),
       token: TOKEN,

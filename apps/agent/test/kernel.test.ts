@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
-import { startKernelAgent } from './kernel-agents.ts';
-import { startKernelClient, startNamedServer, Topology, until } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { startKernelClient, startNamedServer, Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
 
@@ -62,7 +63,7 @@ function config(
 
 function startAgent() {
   const options = { control: `${hosts.a1}:8701`, stateDir: join(dir, 'a1'), token: TOKEN };
-  agent = startKernelAgent(topology, 'a1', { ...options, sync: false });
+  agent = startNetnsAgent(topology, 'a1', { ...options, sync: false });
 }
 
 let revision = 1;
