@@ -21,11 +21,12 @@ export function testDocument(
       { name: 'xsi', cidr: '192.0.2.0/24' },
       { name: 'servers', cidr: '10.0.0.0/16' },
     ],
-    appServers: ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((address, i) => ({
-      name: `as${i + 1}`,
-      addresses: [address],
-      initiatorPortRange: { start: 16384 + i * 512, end: 16384 + i * 512 + 511 },
-    })),
+    appServers: withPortSlices(
+      ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((address, i) => ({
+        name: `as${i + 1}`,
+        addresses: [address],
+      })),
+    ),
     targetSets: [
       {
         number: 1,
@@ -45,4 +46,15 @@ export function testDocument(
   });
   change(config);
   return buildDocument(revision, config);
+}
+
+/**
+ * Application servers, each with 512 ports of the Initiator Port Range of its own, in order from
+ * 16384: 16384–16895, 16896–17407, …
+ */
+export function withPortSlices<T extends object>(servers: readonly T[]) {
+  return servers.map((server, i) => ({
+    ...server,
+    initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
+  }));
 }

@@ -11,6 +11,7 @@ import { startKernelClient, Topology } from './netns-topology.ts';
 import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
+import { withPortSlices } from '../src/testing.ts';
 
 /**
  * The direct (transparent) data path for an IPv6 Target Set: a client, the mates A1 and A2 and two
@@ -50,11 +51,7 @@ const config = configurationShape.parse({
     connectTimeoutS: 2,
   },
   xsiNetworks: [{ name: 'xsi', cidr: `${PREFIX}:/64` }],
-  appServers: SERVERS.map((s, i) => ({
-    name: s,
-    addresses: [hosts[s]],
-    initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-  })),
+  appServers: withPortSlices(SERVERS.map((s) => ({ name: s, addresses: [hosts[s]] }))),
   targetSets: [
     {
       number: 1,

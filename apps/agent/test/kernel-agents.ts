@@ -5,6 +5,7 @@ import { configurationShape, type DataPath } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import { repoRoot, startNamedServer, type Topology } from './netns-topology.ts';
 import { until } from './poll.ts';
+import { withPortSlices } from '../src/testing.ts';
 
 /**
  * An agent in a host of a test's topology, on the kernel data path unless told, holding its TSAs
@@ -91,11 +92,9 @@ export function prepareMates(
       connectTimeoutS: 2,
     },
     xsiNetworks: [{ name: 'xsi', cidr: mates.cidr }],
-    appServers: (['s1', 's2'] as const).map((s, i) => ({
-      name: s,
-      addresses: [hosts[s]],
-      initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-    })),
+    appServers: withPortSlices(
+      (['s1', 's2'] as const).map((s) => ({ name: s, addresses: [hosts[s]] })),
+    ),
     targetSets: [
       {
         number: 1,

@@ -10,6 +10,7 @@ import { startKernelClient, startNamedServer, Topology } from './netns-topology.
 import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
+import { withPortSlices } from '../src/testing.ts';
 
 /**
  * The kernel data path (nftables DNAT through a Maglev bucket map, conntrack) on a real topology:
@@ -43,11 +44,9 @@ function config(
   return configurationShape.parse({
     options: { ipfe: { A1: { address: hosts.a1 } }, connectTimeoutS: 2, connectTryIntervalS: 1 },
     xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
-    appServers: (['s1', 's2', 's3'] as const).map((s, i) => ({
-      name: s,
-      addresses: [hosts[s]],
-      initiatorPortRange: { start: 16384 + 512 * i, end: 16384 + 512 * i + 511 },
-    })),
+    appServers: withPortSlices(
+      (['s1', 's2', 's3'] as const).map((s) => ({ name: s, addresses: [hosts[s]] })),
+    ),
     targetSets: [
       {
         number: 1,

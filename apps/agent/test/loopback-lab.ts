@@ -14,6 +14,7 @@ import pino from 'pino';
 import { afterAll, expect } from 'vitest';
 import { Agent } from '../src/agent.ts';
 import { buildControlServer } from '../src/control-server.ts';
+import { withPortSlices } from '../src/testing.ts';
 import { keepOutput } from './lab.ts';
 import { blockOf } from './loopback-blocks.ts';
 import { startAppServer, type AppServer } from './loopback-peers.ts';
@@ -135,11 +136,9 @@ export function loopbackLab(testFile: string) {
         connectTryIntervalS: 1,
       },
       xsiNetworks: [{ name: 'xsi', cidr: at.xsi }],
-      appServers: at.servers.map((address, i) => ({
-        name: `mp${i + 1}`,
-        addresses: [address],
-        initiatorPortRange: { start: 16384 + i * 512, end: 16384 + i * 512 + 511 },
-      })),
+      appServers: withPortSlices(
+        at.servers.map((address, i) => ({ name: `mp${i + 1}`, addresses: [address] })),
+      ),
       targetSets: [
         {
           number: 1,
