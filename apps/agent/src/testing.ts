@@ -48,13 +48,10 @@ export function testDocument(
   return buildDocument(revision, config);
 }
 
-/**
- * Application servers, each with 512 ports of the Initiator Port Range of its own, in order from
- * 16384: 16384–16895, 16896–17407, …
- */
+/** The i-th test server's 512 ports of the Initiator Port Range, from 16384: 16384–16895, 16896–17407, … */
+export const portSlice = (i: number) => ({ start: 16384 + 512 * i, end: 16895 + 512 * i });
+
+/** Application servers, each with its own slice of the Initiator Port Range, in order. */
 export function withPortSlices<T extends object>(servers: readonly T[]) {
-  return servers.map((server, i) => ({
-    ...server,
-    initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-  }));
+  return servers.map((server, i) => ({ ...server, initiatorPortRange: portSlice(i) }));
 }

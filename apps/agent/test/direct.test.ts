@@ -17,6 +17,7 @@ import { startKernelClient, Topology } from './netns-topology.ts';
 import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
+import { portSlice, withPortSlices } from '../src/testing.ts';
 
 /**
  * The direct (transparent) data path on a real topology: a client, the mates A1 and A2 and three
@@ -38,7 +39,6 @@ const TSA = `${SUBNET}.100`;
 const TOKEN = 'direct-token-0123456789abcdefghijklmnopqrst';
 const SERVERS = ['s1', 's2', 's3'] as const;
 type ServerName = (typeof SERVERS)[number];
-const RANGE = (i: number) => ({ start: 16384 + 512 * i, end: 16384 + 512 * i + 511 });
 
 const dir = mkdtempSync(join(tmpdir(), 'ipfe-direct-'));
 const topology = new Topology(`ipd${process.pid % 10000}`, hosts);
@@ -64,11 +64,7 @@ function config(
       connectTimeoutS: 2,
     },
     xsiNetworks: [{ name: 'xsi', cidr: `${SUBNET}.0/24` }],
-    appServers: SERVERS.map((s, i) => ({
-      name: s,
-      addresses: [hosts[s]],
-      initiatorPortRange: RANGE(i),
-    })),
+    appServers: withPortSlices(SERVERS.map((s) => ({ name: s, addresses: [hosts[s]] }))),
     targetSets: [
       {
         number: 1,
@@ -280,7 +276,7 @@ describeLab('the direct data path', missing, () => {
     ]);
     await new Promise((r) => setTimeout(r, 300));
     for (const [i, s] of SERVERS.entries()) {
-      const port = RANGE(i).start + 7;
+      const port = portSlice(i).start + 7;
       const script = `
         const c = require('net').connect({ host: '${hosts.client}', port: 7000, localAddress: '${TSA}', localPort: ${port} });
         c.on('connect', () => c.write('from ${s}'));
