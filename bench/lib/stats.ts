@@ -20,26 +20,5 @@ export const round = (value: number, digits = 1) =>
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Polls `probe` until it returns a truthy value, at most `timeoutMs`; throws naming `what`. */
-type Falsy = null | undefined | false | 0 | '';
-
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | Falsy> | T | Falsy,
-  timeoutMs: number,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value) return value as T;
-      last = value;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
-}
+/** The agent tests' polling helper, the one `until` (polls every 100 ms unless told). */
+export { until } from '../../apps/agent/test/poll.ts';

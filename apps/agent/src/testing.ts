@@ -21,11 +21,12 @@ export function testDocument(
       { name: 'xsi', cidr: '192.0.2.0/24' },
       { name: 'servers', cidr: '10.0.0.0/16' },
     ],
-    appServers: ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((address, i) => ({
-      name: `as${i + 1}`,
-      addresses: [address],
-      initiatorPortRange: { start: 16384 + i * 512, end: 16384 + i * 512 + 511 },
-    })),
+    appServers: withPortSlices(
+      ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((address, i) => ({
+        name: `as${i + 1}`,
+        addresses: [address],
+      })),
+    ),
     targetSets: [
       {
         number: 1,
@@ -45,4 +46,12 @@ export function testDocument(
   });
   change(config);
   return buildDocument(revision, config);
+}
+
+/** The i-th test server's 512 ports of the Initiator Port Range, from 16384: 16384–16895, 16896–17407, … */
+export const portSlice = (i: number) => ({ start: 16384 + 512 * i, end: 16895 + 512 * i });
+
+/** Application servers, each with its own slice of the Initiator Port Range, in order. */
+export function withPortSlices<T extends object>(servers: readonly T[]) {
+  return servers.map((server, i) => ({ ...server, initiatorPortRange: portSlice(i) }));
 }

@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import {
-  addressesOf,
-  ask,
-  documentOf,
-  removeDir,
-  startAgent,
-  startAppServer,
-  testConfig,
-  TOKEN,
-  waitFor,
-  type AppServer,
-  type RunningAgent,
-} from './helpers.ts';
+import { ask } from './loopback-peers.ts';
+import { documentOf, loopbackLab, TOKEN, type RunningAgent } from './loopback-lab.ts';
+import { until } from './poll.ts';
 
-const NET = 32;
-const a = addressesOf(NET);
+const lab = loopbackLab(import.meta.url);
 let agent: RunningAgent;
-let servers: AppServer[];
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 const logLines: string[] = [];
@@ -30,30 +18,24 @@ const logStream = new Writable({
 });
 
 beforeAll(async () => {
-  servers = await Promise.all(a.servers.map((s) => startAppServer(s)));
-  agent = await startAgent({ host: a.a1, holdOffMs: 0, logStream });
-  expect((await agent.push(documentOf(5, testConfig(NET)))).status).toBe(200);
-  await waitFor('the TSA served', () => ask(a.tsa));
-});
-
-afterAll(async () => {
-  await agent.stop();
-  await Promise.all(servers.map((s) => s.close()));
-  removeDir(agent.dir);
+  await lab.startAppServers();
+  agent = await lab.startAgent({ holdOffMs: 0, logStream });
+  expect((await agent.push(documentOf(5, lab.config()))).status).toBe(200);
+  await until('the TSA served', () => ask(lab.tsa));
 });
 
 /** After every refused push the old configuration still forwards. */
 async function stillForwards() {
-  expect(a.servers).toContain(await ask(a.tsa));
+  expect(lab.servers).toContain(await ask(lab.tsa));
   const status = await agent.status();
   expect(status.revision).toBe(5);
 }
 
 describe('PUT /v1/config', () => {
   it('answers 401 to a missing or wrong token, constant-time compared', async () => {
-    expect(
-      (await agent.push(documentOf(6, testConfig(NET)), 'x'.repeat(TOKEN.length))).status,
-    ).toBe(401);
+    expect((await agent.push(documentOf(6, lab.config()), 'x'.repeat(TOKEN.length))).status).toBe(
+      401,
+    );
     const missing = await fetch(`${agent.url}/v1/config`, {
       method: 'PUT',
       body: '{}',
@@ -66,7 +48,7 @@ describe('PUT /v1/config', () => {
   });
 
   it('answers 422 with field paths to an invalid document and keeps the running config', async () => {
-    const invalid = documentOf(6, testConfig(NET));
+    const invalid = documentOf(6, lab.config());
     (invalid.config.targetSets[0]!.servers[0] as { weight: number }).weight = 70000;
     const response = await agent.push(invalid);
     expect(response.status).toBe(422);
@@ -81,7 +63,7 @@ describe('PUT /v1/config', () => {
   });
 
   it('answers 422 to a document whose SHA-256 does not match, and to a body that is not JSON', async () => {
-    const tampered = { ...documentOf(6, testConfig(NET)), sha256: 'f'.repeat(64) };
+    const tampered = { ...documentOf(6, lab.config()), sha256: 'f'.repeat(64) };
     const response = await agent.push(tampered);
     expect(response.status).toBe(422);
     expect(
@@ -99,15 +81,15 @@ describe('PUT /v1/config', () => {
   });
 
   it('answers 409 to an older revision and is idempotent for the applied one', async () => {
-    const stale = await agent.push(documentOf(4, testConfig(NET)));
+    const stale = await agent.push(documentOf(4, lab.config()));
     expect(stale.status).toBe(409);
     expect(((await stale.json()) as { error: { code: string } }).error.code).toBe('STALE_REVISION');
-    const same = await agent.push(documentOf(5, testConfig(NET)));
+    const same = await agent.push(documentOf(5, lab.config()));
     expect(same.status).toBe(200);
     const other = await agent.push(
       documentOf(
         5,
-        testConfig(NET, (c) => (c.targetSets[0]!.deleteAgeSeconds = 900)),
+        lab.config((c) => (c.targetSets[0]!.deleteAgeSeconds = 900)),
       ),
     );
     expect(other.status).toBe(409);
@@ -117,7 +99,7 @@ describe('PUT /v1/config', () => {
   it('applies a newer revision, answers its digest, persists it, and clears the rejection alarm', async () => {
     const next = documentOf(
       6,
-      testConfig(NET, (c) => (c.targetSets[0]!.deleteAgeSeconds = 900)),
+      lab.config((c) => (c.targetSets[0]!.deleteAgeSeconds = 900)),
     );
     const response = await agent.push(next);
     expect(response.status).toBe(200);
@@ -126,7 +108,7 @@ describe('PUT /v1/config', () => {
     const fetched = await (await fetch(`${agent.url}/v1/config`, { headers: auth })).json();
     expect(fetched).toEqual(next);
     expect((await agent.status()).alarms.map((x) => x.code)).not.toContain(5150);
-    const metrics = await (await fetch(`${agent.url}/metrics`, { headers: auth })).text();
+    const metrics = await agent.metrics();
     // Three rejections above: an invalid document, a wrong digest, a body that is not JSON.
     expect(metrics).toMatch(/^ipfe_config_rejects_total\{slot="A1"\} 3$/m);
   });
@@ -151,8 +133,8 @@ describe('secrets', () => {
 describe('start', () => {
   it('forwards with the persisted configuration when restarted while the OAM is down', async () => {
     await agent.stop();
-    agent = await startAgent({ host: a.a1, dir: agent.dir, holdOffMs: 0 });
-    await waitFor('revision 6 from disk', async () => (await agent.status()).revision === 6);
-    await waitFor('the TSA served again', () => ask(a.tsa));
+    agent = await lab.startAgent({ dir: agent.dir, holdOffMs: 0 });
+    await until('revision 6 from disk', async () => (await agent.status()).revision === 6);
+    await until('the TSA served again', () => ask(lab.tsa));
   });
 });

@@ -6,6 +6,7 @@ import type { Configuration } from '@ipfe/schema';
 import { formatHostPort } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import { repoRoot, type Topology } from './netns-topology.ts';
+import { withPortSlices } from '../src/testing.ts';
 
 /**
  * An application server of the direct path: the reporter on `address` (heartbeats every 200 ms)
@@ -110,10 +111,8 @@ export function twoNetworkBase(options: {
       { name: 'xsi', cidr: `${options.prefixes[0]}.0/24` },
       { name: 'xsi2', cidr: `${options.prefixes[1]}.0/24` },
     ],
-    appServers: options.servers.map((s, i) => ({
-      name: s.name,
-      addresses: [s.address, s.secondAddress],
-      initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-    })),
+    appServers: withPortSlices(
+      options.servers.map((s) => ({ name: s.name, addresses: [s.address, s.secondAddress] })),
+    ),
   };
 }

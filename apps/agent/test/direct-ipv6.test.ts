@@ -6,10 +6,12 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configurationShape, formatHostPort } from '@ipfe/schema';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
-import { startKernelAgent } from './kernel-agents.ts';
-import { startKernelClient, Topology, until } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { startKernelClient, Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
+import { withPortSlices } from '../src/testing.ts';
 
 /**
  * The direct (transparent) data path for an IPv6 Target Set: a client, the mates A1 and A2 and two
@@ -49,11 +51,7 @@ const config = configurationShape.parse({
     connectTimeoutS: 2,
   },
   xsiNetworks: [{ name: 'xsi', cidr: `${PREFIX}:/64` }],
-  appServers: SERVERS.map((s, i) => ({
-    name: s,
-    addresses: [hosts[s]],
-    initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-  })),
+  appServers: withPortSlices(SERVERS.map((s) => ({ name: s, addresses: [hosts[s]] }))),
   targetSets: [
     {
       number: 1,
@@ -95,7 +93,7 @@ describeLab('the direct data path for an IPv6 Target Set', missing, () => {
     }
     for (const slot of ['a1', 'a2'] as const) {
       stateDirWith(dir, slot, config);
-      agents[slot] = startKernelAgent(topology, slot, {
+      agents[slot] = startNetnsAgent(topology, slot, {
         control: formatHostPort(hosts[slot], 8701),
         stateDir: join(dir, slot),
         token: TOKEN,

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape, type AgentStatus, type Configuration } from '@ipfe/schema';
-import { addressesOf, documentOf, removeDir, startAgent, testConfig } from './helpers.ts';
-import { repoRoot, Topology, until } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { loopbackLab } from './loopback-lab.ts';
+import { Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import {
   countedInCommand,
   packetsTowards,
@@ -110,25 +112,14 @@ const config: Configuration = configurationShape.parse({
 
 /** An agent on the direct path, forwarding on `device` (its XSI interface for its TSAs). */
 function startDirectAgent(slot: 'a1' | 'b1', device: 'eth0' | 'eth1') {
-  const stateDir = stateDirWith(dir, slot, config);
-  agents[slot] = topology.run(
-    slot,
-    [
-      process.execPath,
-      join(repoRoot, 'apps/agent/bin/ipfe-agent.js'),
-      '--slot',
-      slot.toUpperCase(),
-      '--control',
-      `${hosts[slot]}:8701`,
-      '--state-dir',
-      stateDir,
-      '--dataplane',
-      'direct',
-      '--manage-addresses',
-      device,
-    ],
-    { IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-  );
+  agents[slot] = startNetnsAgent(topology, slot, {
+    control: `${hosts[slot]}:8701`,
+    stateDir: stateDirWith(dir, slot, config),
+    token: TOKEN,
+    sync: false,
+    dataplane: 'direct',
+    device,
+  });
 }
 
 /** GET /v1/status of an agent, read from the client's namespace. */
@@ -377,42 +368,31 @@ describeLab('SCTP on the direct data path', unavailable, () => {
 });
 
 /** What the direct path changes: a user-space agent cannot forward SCTP, and says so. */
+const loopback = loopbackLab(import.meta.url);
+
 describe('SCTP on a data path that forwards TCP only', () => {
   it('raises 5002 for an SCTP-only Target Set and lists SCTP as not forwarded', async () => {
-    const NET = 215;
-    const a = addressesOf(NET);
-    const agent = await startAgent({ host: a.a1 });
-    try {
-      const response = await agent.push(
-        documentOf(
-          1,
-          testConfig(NET, (c) => {
-            c.targetSets[0]!.protocols = 'both';
-            c.targetSets.push({
-              ...c.targetSets[0]!,
-              number: 2,
-              protocols: 'sctp',
-              primary: { address: a.tsa2, activeIpfe: 'A1' },
-            });
-          }),
-        ),
-      );
-      expect(response.status).toBe(200);
-      await until('alarm 5002', async () =>
-        (await agent.status()).alarms.some((x) => x.code === 5002),
-      );
-      const status = await agent.status();
-      expect(status.dataplane).toBe('userspace');
-      expect(
-        status.alarms.filter((x) => x.code === 5002).map((x) => [x.targetSet, x.text]),
-      ).toEqual([[2, 'Target Set 2 is SCTP only: SCTP is not forwarded on this node']]);
-      expect(status.targetSets.map((ts) => [ts.number, ts.notForwarded])).toEqual([
-        [1, ['sctp']],
-        [2, ['sctp']],
-      ]);
-    } finally {
-      await agent.stop();
-      removeDir(agent.dir);
-    }
+    const agent = await loopback.startAgent();
+    await loopback.configure(agent, (c) => {
+      c.targetSets[0]!.protocols = 'both';
+      c.targetSets.push({
+        ...c.targetSets[0]!,
+        number: 2,
+        protocols: 'sctp',
+        primary: { address: loopback.tsa2, activeIpfe: 'A1' },
+      });
+    });
+    await until('alarm 5002', async () =>
+      (await agent.status()).alarms.some((x) => x.code === 5002),
+    );
+    const status = await agent.status();
+    expect(status.dataplane).toBe('userspace');
+    expect(status.alarms.filter((x) => x.code === 5002).map((x) => [x.targetSet, x.text])).toEqual([
+      [2, 'Target Set 2 is SCTP only: SCTP is not forwarded on this node'],
+    ]);
+    expect(status.targetSets.map((ts) => [ts.number, ts.notForwarded])).toEqual([
+      [1, ['sctp']],
+      [2, ['sctp']],
+    ]);
   });
 });

@@ -17,10 +17,12 @@ import {
   startHoldingReporter,
   startNamingService,
 } from './direct-hosts.ts';
-import { startKernelAgent } from './kernel-agents.ts';
-import { ip, startKernelClient, Topology, until, type KernelClient } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { ip, startKernelClient, Topology, type KernelClient } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { bfdProfile, frrAvailable, FRR_HEAD, startRouterFrr } from './router-frr.ts';
 import { labMissing } from './lab.ts';
+import { withPortSlices } from '../src/testing.ts';
 
 export const IPFES = ['a1', 'a2', 'b1'] as const;
 export type IpfeName = (typeof IPFES)[number];
@@ -182,11 +184,7 @@ export class EcmpLab {
         bgp: { asn: IPFE_ASN, peers: [{ address: this.hosts.router, asn: ROUTER_ASN }] },
       },
       xsiNetworks: [{ name: 'xsi', cidr: this.#network(this.#subnet) }],
-      appServers: SERVERS.map((s, i) => ({
-        name: s,
-        addresses: [this.hosts[s]],
-        initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-      })),
+      appServers: withPortSlices(SERVERS.map((s) => ({ name: s, addresses: [this.hosts[s]] }))),
       targetSets: [
         {
           number: 1,
@@ -206,7 +204,7 @@ export class EcmpLab {
       mkdirSync(this.stateDir(slot), { recursive: true });
       writeFileSync(join(this.stateDir(slot), 'config.json'), this.#latest);
     }
-    this.agents[slot] = startKernelAgent(this.topology, slot, {
+    this.agents[slot] = startNetnsAgent(this.topology, slot, {
       control: formatHostPort(this.hosts[slot], 8701),
       stateDir: this.stateDir(slot),
       token: TOKEN,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EcmpLab, ecmpLabMissing, IPFES, SERVERS, type IpfeName } from './ecmp-lab.ts';
-import { until } from './netns-topology.ts';
+import { until } from './poll.ts';
 import {
   buildSctpPeer,
   linesOf,

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { repoRoot, until } from './netns-topology.ts';
+import { repoRoot } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { describeLab, labMissing } from './lab.ts';
 
 /**

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationShape } from '@ipfe/schema';
 import { frrPathspace, nextRestart } from '../src/bgp.ts';
 import { startHoldingReporter, stateDirWith } from './direct-hosts.ts';
-import { startKernelAgent } from './kernel-agents.ts';
-import { Topology, until } from './netns-topology.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import { Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { bfdProfile, frrAvailable, FRR_HEAD, startRouterFrr } from './router-frr.ts';
 import { describeLab, labMissing } from './lab.ts';
 
@@ -69,7 +70,7 @@ function startRouter() {
 }
 
 function startAgent() {
-  agent = startKernelAgent(topology, 'a1', {
+  agent = startNetnsAgent(topology, 'a1', {
     control: `${hosts.a1}:8701`,
     stateDir,
     token: TOKEN,

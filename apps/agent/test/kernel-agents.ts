@@ -1,15 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configurationShape } from '@ipfe/schema';
+import { configurationShape, type DataPath } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
-import { repoRoot, startNamedServer, until, type Topology } from './netns-topology.ts';
+import { repoRoot, startNamedServer, type Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
+import { withPortSlices } from '../src/testing.ts';
 
 /**
- * An agent on the kernel data path (or the direct one) in a host of a test's topology, holding
- * its TSAs on eth0 (`--manage-addresses`), and with `sync` sharing conntrack state with its mate.
+ * An agent in a host of a test's topology, on the kernel data path unless told, holding its TSAs
+ * on `device` (eth0 unless told: `--manage-addresses`), and with `sync` sharing conntrack state
+ * with its mate.
  */
-export function startKernelAgent(
+export function startNetnsAgent(
   topology: Topology,
   slot: 'a1' | 'a2' | 'b1' | 'b2',
   options: {
@@ -17,7 +20,8 @@ export function startKernelAgent(
     stateDir: string;
     token: string;
     sync: boolean;
-    dataplane?: 'kernel' | 'direct';
+    dataplane?: DataPath;
+    device?: string;
   },
 ): ChildProcess {
   return topology.run(
@@ -34,7 +38,7 @@ export function startKernelAgent(
       '--dataplane',
       options.dataplane ?? 'kernel',
       '--manage-addresses',
-      'eth0',
+      options.device ?? 'eth0',
       ...(options.sync ? ['--sync-conntrack'] : []),
     ],
     { IPFE_AGENT_TOKEN: options.token, LOG_LEVEL: process.env.AGENT_LOG_LEVEL ?? 'warn' },
@@ -88,11 +92,9 @@ export function prepareMates(
       connectTimeoutS: 2,
     },
     xsiNetworks: [{ name: 'xsi', cidr: mates.cidr }],
-    appServers: (['s1', 's2'] as const).map((s, i) => ({
-      name: s,
-      addresses: [hosts[s]],
-      initiatorPortRange: { start: 16384 + 512 * i, end: 16895 + 512 * i },
-    })),
+    appServers: withPortSlices(
+      (['s1', 's2'] as const).map((s) => ({ name: s, addresses: [hosts[s]] })),
+    ),
     targetSets: [
       {
         number: 1,

@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
-import { startKernelClient, Topology, until, type KernelClient } from './netns-topology.ts';
+import { prepareMates, startNetnsAgent, untilExternalCacheHolds } from './kernel-agents.ts';
+import { startKernelClient, Topology, type KernelClient } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { describeLab, labMissing } from './lab.ts';
 
 /**
@@ -30,7 +31,7 @@ const agents: Partial<Record<'a1' | 'a2', ChildProcess>> = {};
 
 function startAgent(slot: 'a1' | 'a2'): ChildProcess {
   const options = { control: `${hosts[slot]}:8701`, stateDir: join(dir, slot), token: TOKEN };
-  return (agents[slot] = startKernelAgent(topology, slot, { ...options, sync: true }));
+  return (agents[slot] = startNetnsAgent(topology, slot, { ...options, sync: true }));
 }
 
 /** The seed of the bucket hash in a node's rules (while it serves the TSA). */

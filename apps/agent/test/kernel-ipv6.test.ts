@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { prepareMates, startKernelAgent, untilExternalCacheHolds } from './kernel-agents.ts';
-import { startKernelClient, Topology, until } from './netns-topology.ts';
+import { prepareMates, startNetnsAgent, untilExternalCacheHolds } from './kernel-agents.ts';
+import { startKernelClient, Topology } from './netns-topology.ts';
+import { until } from './poll.ts';
 import { expectSpreadByWeights } from './spread.ts';
 import { describeLab, labMissing } from './lab.ts';
 
@@ -33,7 +34,7 @@ let held: Record<string, number> = {};
 
 function startAgent(slot: 'a1' | 'a2'): ChildProcess {
   const options = { control: `[${hosts[slot]}]:8701`, stateDir: join(dir, slot), token: TOKEN };
-  return startKernelAgent(topology, slot, { ...options, sync: true });
+  return startNetnsAgent(topology, slot, { ...options, sync: true });
 }
 
 const holdsTsa = (slot: 'a1' | 'a2') =>

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { describe, it } from 'vitest';
 
 /**
@@ -35,4 +36,17 @@ export function describeLab(name: string, missing: string | null, body: () => vo
   }
   console.warn(`${name}: skipped, ${missing}`);
   describe.skip(name, body);
+}
+
+/**
+ * Drains a lab process's stdout and stderr (piped), so that it never blocks on a full pipe;
+ * DEBUG_LOG_DIR=dir keeps them in dir/<name>-<pid>.log (an agent's log, say, after a failing test).
+ */
+export function keepOutput(child: ChildProcess, name: string) {
+  child.stdout?.resume();
+  child.stderr?.resume();
+  if (!process.env.DEBUG_LOG_DIR) return;
+  const out = createWriteStream(`${process.env.DEBUG_LOG_DIR}/${name}-${child.pid}.log`);
+  child.stdout?.pipe(out);
+  child.stderr?.pipe(out);
 }

@@ -1,65 +1,36 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addressesOf,
-  documentOf,
-  hold,
-  removeDir,
-  startAgent,
-  startAppServer,
-  testConfig,
-  TOKEN,
-  waitFor,
-  type AppServer,
-  type RunningAgent,
-} from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hold } from './loopback-peers.ts';
+import { controlOf, documentOf, loopbackLab, TOKEN, type RunningAgent } from './loopback-lab.ts';
+import { until } from './poll.ts';
 
 /** Limits and faults. The suite runs short versions; `npm run chaos` the full counts. */
 const CHAOS = process.env.IPFE_CHAOS === '1';
 const ATTEMPTS = CHAOS ? 20_000 : 2_000;
 const TABLE_BOUND = 50;
-const NET = 39;
-const a = addressesOf(NET);
+const lab = loopbackLab(import.meta.url);
 let agent: RunningAgent;
-let servers: AppServer[];
 
 beforeAll(async () => {
-  servers = await Promise.all(a.servers.map((s) => startAppServer(s, 'hold')));
-  agent = await startAgent({
-    host: a.a1,
+  await lab.startAppServers('hold');
+  agent = await lab.startAgent({
     holdOffMs: 0,
     maxConnections: TABLE_BOUND,
     requestTimeoutMs: 1000,
   });
-  expect(
-    (
-      await agent.push(
-        documentOf(
-          1,
-          testConfig(NET, (c) => (c.options.ipfe.A2 = null)),
-        ),
-      )
-    ).status,
-  ).toBe(200);
-  await waitFor('TSA served', async () => (await agent.status()).listening.length === 1);
-  await waitFor('servers normal', async () =>
+  await lab.configure(agent, (c) => (c.options.ipfe.A2 = null));
+  await until('TSA served', async () => (await agent.status()).listening.length === 1);
+  await until('servers normal', async () =>
     (await agent.status()).targetSets[0]!.servers.every((s) => s.state === 'normal'),
   );
-});
-afterAll(async () => {
-  await agent.stop();
-  await Promise.all(servers.map((s) => s.close()));
-  removeDir(agent.dir);
 });
 
 /** One attempt: 'refused' when the agent resets or closes it before any server speaks. */
 function attempt(from: string): Promise<'refused' | 'answered'> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: a.tsa, port: 3868, localAddress: from });
+    const socket = net.connect({ host: lab.tsa, port: 3868, localAddress: from });
     socket.once('data', () => {
       socket.destroy();
       resolve('answered');
@@ -72,7 +43,7 @@ function attempt(from: string): Promise<'refused' | 'answered'> {
 describe('the connection table bound', () => {
   it(`refuses and counts ${ATTEMPTS} attempts beyond the bound, with bounded memory, and keeps forwarding`, async () => {
     const held = [];
-    for (let i = 0; i < TABLE_BOUND; i++) held.push(await hold(a.tsa, a.client(1 + (i % 200))));
+    for (let i = 0; i < TABLE_BOUND; i++) held.push(await hold(lab.tsa, lab.client(1 + (i % 200))));
     const rssBefore = process.memoryUsage().rss;
     const outcomes = { refused: 0, answered: 0 };
     let next = 0;
@@ -80,16 +51,14 @@ describe('the connection table bound', () => {
       Array.from({ length: 32 }, async (_, w) => {
         while (next < ATTEMPTS) {
           next++;
-          outcomes[await attempt(a.client(1 + (w % 200)))]++;
+          outcomes[await attempt(lab.client(1 + (w % 200)))]++;
         }
       }),
     );
     expect(outcomes.refused).toBe(ATTEMPTS);
     const rssGrowthMb = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
     expect(rssGrowthMb).toBeLessThan(100);
-    const metrics = await (
-      await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
-    ).text();
+    const metrics = await agent.metrics();
     const refused =
       /^ipfe_connections_refused_total\{[^}]*reason="table-full"[^}]*target_set="1"[^}]*\} (\d+)/m.exec(
         metrics,
@@ -100,8 +69,8 @@ describe('the connection table bound', () => {
     expect(Number(refused?.[1])).toBe(ATTEMPTS);
     for (const h of held) expect(await h.alive()).toBe(true);
     held.slice(0, 5).forEach((h) => h.socket.destroy());
-    await waitFor('room in the table again', () =>
-      hold(a.tsa, a.client(250))
+    await until('room in the table again', () =>
+      hold(lab.tsa, lab.client(250))
         .then((h) => (h.socket.destroy(), true))
         .catch(() => false),
     );
@@ -111,7 +80,7 @@ describe('the connection table bound', () => {
 
 describe('the control API under abuse', () => {
   it('cuts off a client that sends its request too slowly', async () => {
-    const socket = net.connect({ host: a.a1, port: 8701 });
+    const socket = net.connect({ host: lab.a1, port: 8701 });
     socket.on('error', () => {});
     await new Promise((r) => socket.once('connect', r));
     socket.write('PUT /v1/config HTTP/1.1\r\nHost: x\r\n');
@@ -124,7 +93,7 @@ describe('the control API under abuse', () => {
       });
     });
     expect(closedAfter).toBeLessThan(5000);
-    const after = await hold(a.tsa, a.client(252));
+    const after = await hold(lab.tsa, lab.client(252));
     expect(await after.alive()).toBe(true); // the data path never noticed
     after.socket.destroy();
   });
@@ -137,11 +106,11 @@ describe('the control API under abuse', () => {
       `PUT /v1/config HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[[[[[`,
     ];
     for (const text of garbage) {
-      const socket = net.connect({ host: a.a1, port: 8701 });
+      const socket = net.connect({ host: lab.a1, port: 8701 });
       socket.on('error', () => {});
       socket.end(text);
     }
-    const held = await hold(a.tsa, a.client(251));
+    const held = await hold(lab.tsa, lab.client(251));
     expect(await held.alive()).toBe(true);
     held.socket.destroy();
     expect((await agent.status()).revision).toBe(1);
@@ -150,70 +119,36 @@ describe('the control API under abuse', () => {
 
 describe('a crash while saving a configuration', () => {
   it('restarts with the old or the new configuration, never a mix', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ipfe-fault-'));
-    const host = `127.${NET}.0.21`;
-    const bin = new URL('../bin/ipfe-agent.js', import.meta.url).pathname;
+    const dir = lab.stateDir();
+    const host = lab.address('0.21');
+    const control = controlOf(host);
     const spawnAgent = (env: Record<string, string>) =>
-      spawn(
-        process.execPath,
-        [bin, '--slot', 'B1', '--control', `${host}:8701`, '--state-dir', dir],
-        {
-          env: { ...process.env, IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'silent', ...env },
-          stdio: 'ignore',
-        },
-      );
+      lab.spawnAgent({ slot: 'B1', host, dir, env });
     const put = (revision: number) =>
-      fetch(`http://${host}:8701/v1/config`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(
-          documentOf(
-            revision,
-            testConfig(NET, (c) => (c.targetSets[0]!.deleteAgeSeconds = 600 + revision)),
-          ),
-        ),
-      });
-    try {
-      let child = spawnAgent({});
-      await waitFor('agent up', () =>
-        fetch(`http://${host}:8701/v1/health`).then(
-          (r) => r.ok,
-          () => false,
+      control.push(
+        documentOf(
+          revision,
+          lab.config((c) => (c.targetSets[0]!.deleteAgeSeconds = 600 + revision)),
         ),
       );
-      expect((await put(1)).status).toBe(200);
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+    let child = spawnAgent({});
+    await until('agent up', () => control.health());
+    expect((await put(1)).status).toBe(200);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
 
-      child = spawnAgent({ IPFE_AGENT_FAULT: 'crash-before-rename' });
-      await waitFor('faulty agent up', () =>
-        fetch(`http://${host}:8701/v1/health`).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      );
-      await put(2).catch(() => null); // the agent dies between writing and renaming
-      await new Promise((r) =>
-        child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
-      );
+    child = spawnAgent({ IPFE_AGENT_FAULT: 'crash-before-rename' });
+    await until('faulty agent up', () => control.health());
+    await put(2).catch(() => null); // the agent dies between writing and renaming
+    await new Promise((r) =>
+      child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
+    );
 
-      const saved = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
-      expect(saved.revision).toBe(1);
-      child = spawnAgent({});
-      await waitFor('agent up again', () =>
-        fetch(`http://${host}:8701/v1/health`).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      );
-      const health = (await (await fetch(`http://${host}:8701/v1/health`)).json()) as {
-        revision: number;
-      };
-      expect(health.revision).toBe(1); // the old configuration, whole
-      expect((await put(2)).status).toBe(200);
-      child.kill('SIGKILL');
-    } finally {
-      removeDir(dir);
-    }
+    const saved = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    expect(saved.revision).toBe(1);
+    spawnAgent({});
+    const health = await until('agent up again', () => control.health());
+    expect(health.revision).toBe(1); // the old configuration, whole
+    expect((await put(2)).status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { createWriteStream } from 'node:fs';
+import { keepOutput } from './lab.ts';
 
 /** Whether this machine lets a test build network namespaces (root, iproute2). */
 export const netnsAvailable =
@@ -56,14 +56,7 @@ export class Topology {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
-    child.stdout!.resume();
-    child.stderr!.resume();
-    // DEBUG_LOG_DIR=dir keeps each process's output (an agent's log, say, after a failing test).
-    if (process.env.DEBUG_LOG_DIR) {
-      const out = createWriteStream(`${process.env.DEBUG_LOG_DIR}/${name}-${child.pid}.log`);
-      child.stdout!.pipe(out);
-      child.stderr!.pipe(out);
-    }
+    keepOutput(child, name);
     this.processes.push(child);
     return child;
   }
@@ -88,20 +81,6 @@ export class Topology {
 }
 
 export const repoRoot = new URL('../../../', import.meta.url).pathname;
-
-/** Polls `probe` until it holds, or fails naming what it waited for. */
-export async function until(
-  what: string,
-  probe: () => Promise<boolean> | boolean,
-  timeoutMs = 20_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** An application server in its namespace: a service on 3868 that names itself then echoes, and a reporter. */
 export function startNamedServer(topology: Topology, name: string, address: string): ChildProcess {

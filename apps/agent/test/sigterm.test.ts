@@ -1,59 +1,29 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addressesOf,
-  ask,
-  documentOf,
-  hold,
-  removeDir,
-  sleep,
-  spawnAgent,
-  startAppServer,
-  testConfig,
-  TOKEN,
-  waitFor,
-  type AppServer,
-} from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ask, hold, sleep } from './loopback-peers.ts';
+import { controlOf, loopbackLab } from './loopback-lab.ts';
+import { until } from './poll.ts';
 
-const NET = 38;
-const a = addressesOf(NET);
-const dir = mkdtempSync(join(tmpdir(), 'ipfe-sigterm-'));
-let servers: AppServer[];
+const lab = loopbackLab(import.meta.url);
 
 beforeAll(async () => {
-  servers = await Promise.all(a.servers.map((s) => startAppServer(s, 'hold')));
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  removeDir(dir);
+  await lab.startAppServers('hold');
 });
 
 describe('SIGTERM', () => {
   it('stops accepting, lets an open connection finish, then exits 0', async () => {
     // Only A1 configured: no mate to wait for.
-    const document = documentOf(
-      1,
-      testConfig(NET, (c) => (c.options.ipfe.A2 = null)),
-    );
-    const child = spawnAgent({ slot: 'A1', host: a.a1, dir });
+    const document = lab.document((c) => (c.options.ipfe.A2 = null));
+    const child = lab.spawnAgent({ slot: 'A1', host: lab.a1, dir: lab.stateDir() });
     const exited = new Promise<number | null>((resolve) =>
       child.once('exit', (code) => resolve(code)),
     );
-    await waitFor('agent up', async () => (await fetch(`http://${a.a1}:8701/v1/health`)).ok);
-    const pushed = await fetch(`http://${a.a1}:8701/v1/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(document),
-    });
-    expect(pushed.status).toBe(200);
-    const open = (await waitFor('a connection through the TSA', () =>
-      hold(a.tsa, a.client(1)).catch(() => null),
-    ))!;
+    const control = controlOf(lab.a1);
+    await until('agent up', () => control.health());
+    expect((await control.push(document)).status).toBe(200);
+    const open = await until('a connection through the TSA', () => hold(lab.tsa, lab.client(1)));
     child.kill('SIGTERM');
-    await waitFor('new connections refused', () =>
-      ask(a.tsa).then(
+    await until('new connections refused', () =>
+      ask(lab.tsa).then(
         () => false,
         () => true,
       ),

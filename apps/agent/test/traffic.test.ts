@@ -1,40 +1,19 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Configuration } from '@ipfe/schema';
 import { createReporter } from '@ipfe/reporter';
-import {
-  addressesOf,
-  documentOf,
-  hold,
-  removeDir,
-  sleep,
-  startAgent,
-  startAppServer,
-  testConfig,
-  waitFor,
-  type AppServer,
-  type RunningAgent,
-} from './helpers.ts';
+import { hold, sleep } from './loopback-peers.ts';
+import { loopbackLab, type RunningAgent } from './loopback-lab.ts';
+import { until } from './poll.ts';
 
-const NET = 35;
-const a = addressesOf(NET);
+const lab = loopbackLab(import.meta.url);
 let agent: RunningAgent;
-let servers: AppServer[];
-let revision = 1;
 
-async function push(change: (c: Configuration) => void) {
-  const response = await agent.push(documentOf(++revision, testConfig(NET, change)));
-  expect(response.status).toBe(200);
-}
+const push = (change: (c: Configuration) => void) => lab.configure(agent, change);
 
 beforeAll(async () => {
-  servers = await Promise.all(a.servers.map((s) => startAppServer(s, 'hold')));
-  agent = await startAgent({ host: a.a1, holdOffMs: 0 });
-});
-afterAll(async () => {
-  await agent.stop();
-  await Promise.all(servers.map((s) => s.close()));
-  removeDir(agent.dir);
+  await lab.startAppServers('hold');
+  agent = await lab.startAgent({ holdOffMs: 0 });
 });
 
 const twoServers = (c: Configuration) => {
@@ -44,12 +23,12 @@ const twoServers = (c: Configuration) => {
 describe('a configuration pushed mid-traffic', () => {
   it('drops none of 100 open connections when a server is added and weights change', async () => {
     await push(twoServers);
-    await waitFor('two servers normal', async () => {
+    await until('two servers normal', async () => {
       const s = await agent.status();
       return s.listening.length > 0 && s.targetSets[0]!.servers.every((x) => x.state === 'normal');
     });
     const held = [];
-    for (let i = 0; i < 100; i++) held.push(await hold(a.tsa, a.client(1 + (i % 50))));
+    for (let i = 0; i < 100; i++) held.push(await hold(lab.tsa, lab.client(1 + (i % 50))));
     await push((c) => {
       c.targetSets[0]!.servers[0]!.weight = 300;
       c.targetSets[0]!.servers[2]!.weight = 50;
@@ -60,13 +39,13 @@ describe('a configuration pushed mid-traffic', () => {
   });
 
   it('closes only the connections of a server the new configuration removes', async () => {
-    await waitFor('three servers normal', async () =>
+    await until('three servers normal', async () =>
       (await agent.status()).targetSets[0]!.servers.every((x) => x.state === 'normal'),
     );
     const held = [];
-    for (let i = 0; i < 60; i++) held.push(await hold(a.tsa, a.client(60 + (i % 50))));
+    for (let i = 0; i < 60; i++) held.push(await hold(lab.tsa, lab.client(60 + (i % 50))));
     await push(twoServers);
-    for (const h of held) expect(await h.alive()).toBe(h.server !== a.servers[2]);
+    for (const h of held) expect(await h.alive()).toBe(h.server !== lab.servers[2]);
     held.forEach((h) => h.socket.destroy());
   });
 });
@@ -77,8 +56,8 @@ describe('Delete Age', () => {
       twoServers(c);
       c.targetSets[0]!.deleteAgeSeconds = 10;
     });
-    const idle = await hold(a.tsa, a.client(200));
-    const active = await hold(a.tsa, a.client(201));
+    const idle = await hold(lab.tsa, lab.client(200));
+    const active = await hold(lab.tsa, lab.client(201));
     const openedAt = Date.now();
     const idleClosed = new Promise<number>((resolve) =>
       idle.socket.once('close', () => resolve(Date.now() - openedAt)),
@@ -96,9 +75,57 @@ describe('Delete Age', () => {
   }, 30_000);
 });
 
+/**
+ * Target Set `number` on a TSA of its own (127.<block>.0.<99 + number>) with one application server
+ * at `address`: `service` (on 3868 there) and a reporter; Target Set 1 keeps two servers. Runs
+ * `test` with that TSA once it is served and its server normal, then closes server and reporter.
+ */
+async function withSoleServer(
+  number: 2 | 3,
+  name: string,
+  address: string,
+  service: net.Server,
+  test: (tsa: string) => Promise<void>,
+) {
+  const tsa = lab.address(`0.${99 + number}`);
+  await new Promise<void>((r) => service.listen(3868, address, r));
+  const reporter = await createReporter({
+    listen: { host: address, port: 9675 },
+    mpsCapacity: 10,
+    connectionCapacity: 10,
+  });
+  try {
+    await push((c) => {
+      twoServers(c);
+      const start = 17920 + 512 * (number - 2);
+      c.appServers.push({
+        name,
+        addresses: [address],
+        initiatorPortRange: { start, end: start + 511 },
+      });
+      c.targetSets.push({
+        ...c.targetSets[0]!,
+        number,
+        primary: { address: tsa, activeIpfe: 'A1' },
+        servers: [{ address, secondaryAddress: null, description: '', weight: 100 }],
+      });
+    });
+    await until(`the ${name} server normal, its TSA served`, async () => {
+      const status = await agent.status();
+      return (
+        status.targetSets.find((t) => t.number === number)?.servers[0]?.state === 'normal' &&
+        status.listening.includes(`${tsa}:3868`)
+      );
+    });
+    await test(tsa);
+  } finally {
+    service.close();
+    await reporter.close();
+  }
+}
+
 describe('back-pressure', () => {
   it('buffers a bounded amount for a client that stops reading', async () => {
-    const floodAddress = `127.${NET}.1.4`;
     let written = 0;
     // An application server that writes as fast as it may, towards a client that never reads.
     const flood = net.createServer((socket) => {
@@ -112,40 +139,11 @@ describe('back-pressure', () => {
       };
       pump();
     });
-    await new Promise<void>((r) => flood.listen(3868, floodAddress, r));
-    const reporter = await createReporter({
-      listen: { host: floodAddress, port: 9675 },
-      mpsCapacity: 10,
-      connectionCapacity: 10,
-    });
-    try {
-      await push((c) => {
-        twoServers(c);
-        c.appServers.push({
-          name: 'flood',
-          addresses: [floodAddress],
-          initiatorPortRange: { start: 17920, end: 18431 },
-        });
-        c.targetSets.push({
-          ...c.targetSets[0]!,
-          number: 2,
-          primary: { address: a.tsa2, activeIpfe: 'A1' },
-          servers: [
-            { address: floodAddress, secondaryAddress: null, description: '', weight: 100 },
-          ],
-        });
-      });
-      await waitFor(
-        'the flood server normal',
-        async () => (await agent.status()).targetSets[1]?.servers[0]?.state === 'normal',
-      );
-      await waitFor('TSA 2 served', async () =>
-        (await agent.status()).listening.includes(`${a.tsa2}:3868`),
-      );
-      const client = net.connect({ host: a.tsa2, port: 3868, localAddress: a.client(240) });
+    await withSoleServer(2, 'flood', lab.address('1.4'), flood, async (tsa) => {
+      const client = net.connect({ host: tsa, port: 3868, localAddress: lab.client(240) });
       client.pause();
       await new Promise((r) => client.once('connect', r));
-      await waitFor('the server writing', () => written > 0);
+      await until('the server writing', () => written > 0);
       await sleep(1500);
       // Kernel socket buffers on both sides of the agent plus one high-water mark per stream.
       expect(written).toBeLessThan(16 * 1024 * 1024);
@@ -153,51 +151,17 @@ describe('back-pressure', () => {
       await sleep(500);
       expect(written).toBe(settled); // stalled: nothing more is accepted while the client does not read
       client.destroy();
-    } finally {
-      flood.close();
-      await reporter.close();
-    }
+    });
   });
 
   it('buffers a bounded amount for a server that accepts and never reads', async () => {
-    const deafAddress = `127.${NET}.1.5`;
     // An application server that accepts connections and never reads from them.
     const deaf = net.createServer((socket) => {
       socket.on('error', () => socket.destroy());
       socket.pause();
     });
-    await new Promise<void>((r) => deaf.listen(3868, deafAddress, r));
-    const reporter = await createReporter({
-      listen: { host: deafAddress, port: 9675 },
-      mpsCapacity: 10,
-      connectionCapacity: 10,
-    });
-    try {
-      await push((c) => {
-        twoServers(c);
-        c.appServers.push({
-          name: 'deaf',
-          addresses: [deafAddress],
-          initiatorPortRange: { start: 18432, end: 18943 },
-        });
-        c.targetSets.push({
-          ...c.targetSets[0]!,
-          number: 3,
-          primary: { address: `127.${NET}.0.102`, activeIpfe: 'A1' },
-          servers: [{ address: deafAddress, secondaryAddress: null, description: '', weight: 100 }],
-        });
-      });
-      await waitFor(
-        'the deaf server normal',
-        async () =>
-          (await agent.status()).targetSets.find((t) => t.number === 3)?.servers[0]?.state ===
-          'normal',
-      );
-      const client = net.connect({
-        host: `127.${NET}.0.102`,
-        port: 3868,
-        localAddress: a.client(241),
-      });
+    await withSoleServer(3, 'deaf', lab.address('1.5'), deaf, async (tsa) => {
+      const client = net.connect({ host: tsa, port: 3868, localAddress: lab.client(241) });
       await new Promise((r) => client.once('connect', r));
       let accepted = 0;
       const chunk = Buffer.alloc(64 * 1024, 2);
@@ -215,9 +179,6 @@ describe('back-pressure', () => {
       // Kernel socket buffers on both sides of the agent plus one high-water mark per stream.
       expect(accepted).toBeLessThan(16 * 1024 * 1024);
       client.destroy();
-    } finally {
-      deaf.close();
-      await reporter.close();
-    }
+    });
   });
 });

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReporter, type Reporter } from '@ipfe/reporter';
-import {
-  addressesOf,
-  documentOf,
-  removeDir,
-  startAgent,
-  testConfig,
-  waitFor,
-  type RunningAgent,
-} from '../helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createReporter } from '@ipfe/reporter';
+import { loopbackLab, type RunningAgent } from '../loopback-lab.ts';
+import { until } from '../poll.ts';
 import {
   startDiameterClient,
   startDiameterServer,
@@ -20,16 +13,14 @@ import {
  * Real Diameter peers (the `diameter` package) through a real agent's user-space data path, on
  * loopback: two servers behind one TSA.
  */
-const NET = 153;
-const a = addressesOf(NET);
+const lab = loopbackLab(import.meta.url);
 const names = ['mp1', 'mp2'];
 let agent: RunningAgent;
-let reporters: Reporter[];
 let servers: DiameterServer[];
 
 beforeAll(async () => {
-  const addresses = a.servers.slice(0, 2);
-  reporters = await Promise.all(
+  const addresses = lab.servers.slice(0, 2);
+  const reporters = await Promise.all(
     addresses.map((host) =>
       createReporter({
         listen: { host, port: 9675 },
@@ -39,28 +30,22 @@ beforeAll(async () => {
       }),
     ),
   );
+  lab.onCleanup(() => Promise.all(reporters.map((r) => r.close())));
   servers = await Promise.all(
     addresses.map((host, i) => startDiameterServer({ host, name: names[i]! })),
   );
-  agent = await startAgent({ host: a.a1 });
-  const config = testConfig(NET, (c) => {
+  lab.onCleanup(stopDiameterPeers);
+  agent = await lab.startAgent();
+  await lab.configure(agent, (c) => {
     c.targetSets[0]!.servers = c.targetSets[0]!.servers.slice(0, 2);
   });
-  expect((await agent.push(documentOf(1, config))).status).toBe(200);
-  await waitFor('the TSA served by both servers', async () => {
+  await until('the TSA served by both servers', async () => {
     const status = await agent.status();
     return (
-      status.listening.includes(`${a.tsa}:3868`) &&
+      status.listening.includes(`${lab.tsa}:3868`) &&
       status.targetSets[0]!.servers.every((s) => s.state === 'normal')
     );
   });
-});
-
-afterAll(async () => {
-  await stopDiameterPeers();
-  await agent?.stop();
-  await Promise.all((reporters ?? []).map((r) => r.close()));
-  if (agent) removeDir(agent.dir);
 });
 
 const serverNamed = (name: string) => servers[names.indexOf(name)]!;
@@ -68,13 +53,13 @@ const serverNamed = (name: string) => servers[names.indexOf(name)]!;
 describe('a Diameter client through the TSA', () => {
   it('gets a CEA from one of the two servers, then a DWA for each DWR from that server', async () => {
     const { client, capabilities } = await startDiameterClient({
-      host: a.tsa,
-      localAddress: a.client(1),
+      host: lab.tsa,
+      localAddress: lab.client(1),
     });
     expect(names).toContain(capabilities.originHost);
     const answering = serverNamed(capabilities.originHost);
     const other = servers.find((s) => s !== answering)!;
-    expect(capabilities.hostIpAddress).toBe(a.servers[names.indexOf(answering.name)]);
+    expect(capabilities.hostIpAddress).toBe(lab.servers[names.indexOf(answering.name)]);
     expect(answering.peers()).toHaveLength(1);
     expect(other.peers()).toHaveLength(0);
 
@@ -93,8 +78,8 @@ describe('a Diameter client through the TSA', () => {
 
   it('reports the connection lost when its server stops answering', async () => {
     const { client, capabilities } = await startDiameterClient({
-      host: a.tsa,
-      localAddress: a.client(2),
+      host: lab.tsa,
+      localAddress: lab.client(2),
       intervalMs: 200,
     });
     await client.dwa(2);
@@ -110,8 +95,8 @@ describe('a Diameter client through the TSA', () => {
 
   it('reports the connection lost when its server goes away', async () => {
     const { client, capabilities } = await startDiameterClient({
-      host: a.tsa,
-      localAddress: a.client(3),
+      host: lab.tsa,
+      localAddress: lab.client(3),
       intervalMs: 200,
     });
     await client.dwa(2);

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Topology, until } from '../netns-topology.ts';
+import { Topology } from '../netns-topology.ts';
+import { until } from '../poll.ts';
 import {
   addSecondNetwork,
   buildSctpPeer,
