@@ -66,6 +66,14 @@ function a1HearsA2(): boolean {
   return topology.exec('a1', [process.execPath, '-e', script]).stdout.trim() === 'true';
 }
 
+/** The codes of a node's active alarms (its status, read from inside its namespace). */
+function alarmsOf(slot: 'a1' | 'a2'): { code: number; text: string }[] {
+  const script = `fetch('http://${hosts[slot]}:8701/v1/status', { headers: { authorization: 'Bearer ${TOKEN}' } })
+    .then((r) => r.json()).then((s) => console.log(JSON.stringify(s.alarms)))`;
+  const out = topology.exec(slot, [process.execPath, '-e', script]).stdout.trim();
+  return out ? (JSON.parse(out) as { code: number; text: string }[]) : [];
+}
+
 /** How many times a node's conntrackd has committed its external cache (its log in the state folder). */
 const commitsOf = (slot: 'a1' | 'a2') =>
   (readFileSync(join(dir, slot, 'conntrackd.log'), 'utf8').match(/commit has taken/g) ?? []).length;
@@ -98,6 +106,21 @@ describeLab('kernel failover with shared conntrack state', missing, () => {
   afterAll(() => {
     if (available) topology.remove();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('raises 5003 while a conntrackd is gone, starts it again and clears it (then the next test shares through it)', async () => {
+    const conf = join(dir, 'a2', 'conntrackd.conf');
+    expect(topology.exec('a2', ['pkill', '-KILL', '-f', `conntrackd -C ${conf}`]).status).toBe(0);
+    const raised = await until('A2 raises 5003', () => alarmsOf('a2').find((a) => a.code === 5003));
+    expect(raised.text).toMatch(
+      /^Connection state is not shared with the mate: conntrackd stopped/,
+    );
+    await until(
+      'A2 runs conntrackd again and clears 5003',
+      () =>
+        alarmsOf('a2').every((a) => a.code !== 5003) &&
+        topology.exec('a2', ['pgrep', '-f', `conntrackd -C ${conf}`]).status === 0,
+    );
   });
 
   it('keeps the connections open through A1 working through A2 after A1 is cut off', async () => {

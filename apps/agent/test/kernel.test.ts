@@ -78,6 +78,16 @@ async function push(next: Configuration) {
   );
 }
 
+/** A1's status, read from inside its namespace. */
+async function statusOfA1(): Promise<{
+  alarms: { code: number; name: string; severity: string; text: string }[];
+}> {
+  const script = `fetch('http://${hosts.a1}:8701/v1/status', { headers: { authorization: 'Bearer ${TOKEN}' } })
+    .then((r) => r.json()).then((s) => console.log(JSON.stringify(s)))`;
+  const out = topology.exec('a1', [process.execPath, '-e', script]).stdout.trim();
+  return out ? JSON.parse(out) : { alarms: [] };
+}
+
 /** How many buckets of the map each server has (0: it takes no new connections). */
 function buckets(): Record<ServerName, number> {
   const chain = topology.exec('a1', ['nft', 'list', 'chain', 'inet', 'ipfe_a1', 'to_servers']);
@@ -176,6 +186,38 @@ describeLab('the kernel data path', missing, () => {
       async () => (await client.ask(`tally ${TSA} 10`)).none === undefined,
     );
     await client.ask(`hold ${TSA} 30`); // open connections on every server for what follows
+  });
+
+  it('raises 5004 while nftables refuses its rules, and clears it once they are in again', async () => {
+    // Someone puts a table of the agent's name in place with a chain its rules cannot take (a
+    // filter chain where the agent declares a NAT one); the next configuration cannot be installed.
+    const foreign = [
+      'delete table inet ipfe_a1',
+      'add table inet ipfe_a1',
+      'add chain inet ipfe_a1 to_servers { type filter hook input priority 0; policy accept; }',
+    ].join('\n');
+    expect(topology.exec('a1', ['sh', '-c', `printf '%s\\n' '${foreign}' | nft -f -`]).status).toBe(
+      0,
+    );
+    await push(config([1, 2, 1]));
+    const raised = await until('A1 raises 5004', async () =>
+      (await statusOfA1()).alarms.find((a) => a.code === 5004),
+    );
+    expect(raised).toMatchObject({ name: 'IP Tables Configuration Error', severity: 'critical' });
+    expect(raised.text).toMatch(/^The forwarding rules could not be installed: /);
+    topology.exec('a1', ['nft', 'delete', 'table', 'inet', 'ipfe_a1']);
+    await until(
+      '5004 cleared, the rules in again',
+      async () =>
+        (await statusOfA1()).alarms.every((a) => a.code !== 5004) &&
+        topology
+          .exec('a1', ['nft', 'list', 'chain', 'inet', 'ipfe_a1', 'to_servers'])
+          .stdout.includes('dnat'),
+    );
+    await until(
+      'new connections forwarded',
+      async () => (await client.ask(`tally ${TSA} 10`)).none === undefined,
+    );
   });
 
   it('closes connections idle for Delete Age (ct timeout), and only those', async () => {

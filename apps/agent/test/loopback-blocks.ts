@@ -14,6 +14,7 @@ export const LOOPBACK_BLOCKS: Readonly<Record<string, number>> = {
   'sigterm.test.ts': 38,
   'limits.test.ts': 39,
   'active-active-paths.test.ts': 46,
+  'host-alarms.test.ts': 47,
   'diameter/diameter.test.ts': 153,
   'direct-sctp.test.ts': 215,
 };

@@ -214,6 +214,8 @@ export function loopbackLab(testFile: string) {
       host: string;
       dir: string;
       env?: Record<string, string>;
+      /** More flags, e.g. --disk-full-pct 1. */
+      args?: readonly string[];
     }): ChildProcess {
       const bin = new URL('../bin/ipfe-agent.js', import.meta.url).pathname;
       const child = spawn(
@@ -222,6 +224,7 @@ export function loopbackLab(testFile: string) {
           bin,
           ...['--slot', options.slot, '--control', `${options.host}:${CONTROL_PORT}`],
           ...['--state-dir', options.dir],
+          ...(options.args ?? []),
         ],
         {
           env: { ...process.env, IPFE_AGENT_TOKEN: TOKEN, LOG_LEVEL: 'warn', ...options.env },
