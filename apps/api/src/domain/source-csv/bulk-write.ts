@@ -1,3 +1,4 @@
+import { valueAt } from './shared.ts';
 import { stringify } from 'csv-stringify/sync';
 import type { Configuration } from '@ipfe/schema';
 import {
@@ -14,15 +15,6 @@ import {
   int,
   text,
 } from './bulk-layout.ts';
-
-function valueAt(source: unknown, path: string): unknown {
-  let node = source;
-  for (const key of path.split('.')) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
 
 /**
  * The configuration as the source product's Bulk Import reads it: one Options record (the options

@@ -2,7 +2,7 @@ import { checkConfiguration, portRangesOf, type Configuration, type PortRange } 
 import { newServingProblems, type Statuses } from '../serving.ts';
 import { describeLocation } from '../validate-change.ts';
 import { serverOffers, withOfferedServers } from './server-offer.ts';
-import { capped, problem, sameAsRunning, type ImportRead, type Origin } from './shared.ts';
+import { capped, problem, sameAsRunning, valueAt, type ImportRead, type Origin } from './shared.ts';
 
 /** What a reader hands over once every row of the file is read. */
 export interface ReadRows {
@@ -12,15 +12,6 @@ export interface ReadRows {
   origins: Map<string, Origin>;
   /** The collections ("targetSets") with a row refused: what refers to them waits. */
   refused: Set<string>;
-}
-
-function valueAt(source: unknown, path: string): unknown {
-  let node = source;
-  for (const key of path.split('.')) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
 }
 
 /**

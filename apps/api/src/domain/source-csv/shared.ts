@@ -150,3 +150,13 @@ export function capped<T extends { problems: CsvProblem[] }>(out: T): T {
   ];
   return out;
 }
+
+/** The value at a dotted path ("options.ipfe.A1.address"), through own keys only; else undefined. */
+export function valueAt(source: unknown, path: string): unknown {
+  let node = source;
+  for (const key of path.split('.')) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}

@@ -1,15 +1,7 @@
+import { valueAt } from './shared.ts';
 import { stringify } from 'csv-stringify/sync';
 import type { Configuration } from '@ipfe/schema';
 import { TABLES, type Column, type Table } from './tables.ts';
-
-function getPath(source: unknown, path: string): unknown {
-  let node = source;
-  for (const key of path.split('.')) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
 
 function columnsOf(table: Table, config: Configuration): Column[] {
   if (!table.numbered) return table.columns;
@@ -33,7 +25,7 @@ export function writeSourceCsv(config: Configuration): string {
     const entities: unknown[] =
       table.collection === 'options' ? [config.options] : config[table.collection];
     for (const entity of entities) {
-      rows.push([table.name, ...columns.map((c) => c.kind.format(getPath(entity, c.field)))]);
+      rows.push([table.name, ...columns.map((c) => c.kind.format(valueAt(entity, c.field)))]);
     }
   }
   return stringify(rows, { record_delimiter: 'windows' });
