@@ -1,4 +1,9 @@
-import type { ConfigDocument, IpfeSlot, Options } from '@ipfe/schema';
+import {
+  PACKET_RATE_LIMIT_PPS,
+  type ConfigDocument,
+  type IpfeSlot,
+  type Options,
+} from '@ipfe/schema';
 import { ConnectionTable } from './connection-table.ts';
 import { Counters, type CloseReason, type RefusalReason } from './counters.ts';
 import { chooseByHash } from './hash-choice.ts';
@@ -643,6 +648,8 @@ export class Engine {
     return {
       revision: this.#revision,
       reject: this.#options?.tcpRejectOption ?? 'tcpReset',
+      sctpReject: this.#options?.sctpRejectOption ?? 'drop',
+      packetRateLimitPps: this.#options?.packetRateLimitPps ?? PACKET_RATE_LIMIT_PPS.default,
       tsas,
       forwarded: this.#forwarded,
     };

@@ -3,7 +3,7 @@
  * path only renders it: per served TSA, its ports and protocols, the bucket tables that choose a
  * server, the servers' states and where their packets go, and the initiator port ranges.
  */
-import type { TcpRejectOption } from '@ipfe/schema';
+import type { SctpRejectOption, TcpRejectOption } from '@ipfe/schema';
 import type { PortRange } from './initiator-ports.ts';
 import { buildMaglev, maglevTableSize, nextPrime, type MaglevTable } from './maglev.ts';
 import { STATE_RULES, type ServerState } from './server-state.ts';
@@ -78,6 +78,13 @@ export interface ForwardingPlan {
   readonly revision: number;
   /** The TCP reject option as chosen: a data path renders what it can (the Options page says which). */
   readonly reject: TcpRejectOption;
+  /** What an SCTP INIT no server can take gets (the paths that forward SCTP). */
+  readonly sctpReject: SctpRejectOption;
+  /**
+   * The Global Packet Rate Limit: packets a second each forwarded port takes, counted over every
+   * TSA of the port; those above it are dropped (issue 27 item 3; alarms 5100 and 5013).
+   */
+  readonly packetRateLimitPps: number;
   readonly tsas: readonly PlannedTsa[];
   /**
    * Every TSA × server address the configuration forwards: the enabled Target Sets' addresses
@@ -86,6 +93,16 @@ export interface ForwardingPlan {
    */
   readonly forwarded: readonly ForwardedPair[];
 }
+
+/** What a node forwards before it has a configuration: nothing. */
+export const NO_PLAN: ForwardingPlan = {
+  revision: -1,
+  reject: 'tcpReset',
+  sctpReject: 'drop',
+  packetRateLimitPps: 500_000,
+  tsas: [],
+  forwarded: [],
+};
 
 /**
  * The longest a node adopts flows without record after taking a TSA over: the mate tells of every

@@ -63,6 +63,7 @@ export {
   adoption,
   announcable,
   compactTableSize,
+  NO_PLAN,
   type Adoption,
   type ForwardedPair,
   type TableSizing,
