@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import {
   AnnounceHoldDown,
   Engine,
+  NO_PLAN,
   Ownership,
   type ForwardingPlan,
   type EngineCounters,
@@ -46,7 +47,7 @@ import {
 } from './mate-liveness.ts';
 import { Monitor } from './monitor.ts';
 import { InitiatorRelay } from './relay.ts';
-import { BalanceWatch } from './balance.ts';
+import { BalanceWatch, packetsPerTargetSet } from './balance.ts';
 import { AddressHolder } from './address-holder.ts';
 import { BgpSpeaker, frrPathspace } from './bgp.ts';
 import { activeActiveTsas, announcement, holdDownMsOf } from './announce-policy.ts';
@@ -59,6 +60,7 @@ import {
   watchedServers,
 } from './node-roles.ts';
 import { countersView, statusView } from './status-view.ts';
+import { ThrottleWatch } from './throttle-watch.ts';
 
 export interface AgentOptions {
   slot: IpfeSlot;
@@ -114,6 +116,7 @@ export class Agent {
   #mateLink: MateLink;
   #relay: InitiatorRelay;
   #balance = new BalanceWatch();
+  readonly #throttle = new ThrottleWatch();
   readonly #hostWatch: HostWatch;
   readonly #hostThresholds: HostThresholds;
   #host: HostReadings | null = null;
@@ -266,14 +269,7 @@ export class Agent {
   /** What the kernel data paths forward now: the engine's plan for the TSAs this node serves. */
   #plan(): ForwardingPlan {
     const tsas = plannedTsas(this.#document, this.#owned.keys(), this.#dataPlane.rendersStandby);
-    return (
-      this.#engine?.plan(tsas, monotonic(), this.#dataPlane.tableSizing) ?? {
-        revision: -1,
-        reject: 'tcpReset',
-        tsas: [],
-        forwarded: [],
-      }
-    );
+    return this.#engine?.plan(tsas, monotonic(), this.#dataPlane.tableSizing) ?? NO_PLAN;
   }
 
   /** Starts with the persisted configuration, if any, without waiting for the OAM. */
@@ -490,7 +486,12 @@ export class Agent {
     const status = engine.status(now);
     this.#pollBgp();
     const ownedSets = new Set([...this.#owned.values()].map((r) => r.targetSet));
-    this.#balance.record(now, this.#counters()!);
+    this.#balance.record(
+      now,
+      this.#counters()!,
+      packetsPerTargetSet(document, this.#dataPlane.counts().tsaPackets),
+    );
+    this.#throttle.record(now, this.#dataPlane.counts().ports);
     const inputs: AlarmInputs = {
       slot: this.slot,
       document,
@@ -514,9 +515,12 @@ export class Agent {
         status,
         ownedSets,
         document.config.options.imbalanceThresholdPct,
+        document.config.options.imbalanceMinPps,
       ),
       host: this.#host && { readings: this.#host, thresholds: this.#hostThresholds },
-      active: new Set(this.alarms.active().map((a) => a.code)),
+      ports: this.#throttle.loads(),
+      isActive: (code, server) => this.alarms.isActive(code, server),
+      now,
     };
     for (const rule of ALARM_RULES) this.alarms.reconcile(rule.code, rule.wanted(inputs));
     // Read for the next evaluation: the files of /proc answer at once, but not synchronously.

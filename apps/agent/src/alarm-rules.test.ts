@@ -47,7 +47,9 @@ const base = (): AlarmInputs => ({
     readings: { cpuPct: 12, memoryPct: 40, diskPct: 30 },
     thresholds: DEFAULT_HOST_THRESHOLDS,
   },
-  active: new Set(),
+  ports: [],
+  isActive: () => false,
+  now: 10_000,
 });
 
 const host = (
@@ -76,7 +78,7 @@ const wanted = (code: AgentAlarmCode, inputs: AlarmInputs) =>
 describe('alarm rules', () => {
   it('are evaluated in the order the active list has always had', () => {
     expect(ALARM_RULES.map((r) => r.code)).toEqual([
-      5152, 5001, 5005, 5009, 5002, 5004, 5003, 5008, 5007, 5101, 5103, 5102,
+      5152, 5001, 5005, 5009, 5002, 5004, 5003, 5008, 5007, 5100, 5013, 5101, 5103, 5102,
     ]);
   });
 
@@ -242,6 +244,34 @@ describe('alarm rules', () => {
       [{ text: 'Connection state is not shared with the mate: conntrackd stopped (exit SIGKILL)' }],
     ],
     [
+      'a port at 90 % of the Global Packet Rate Limit (500,000 packets/s)',
+      5100,
+      { ports: [{ port: 3868, pps: 450_000, droppedPps: 0, lastDropAt: null }] },
+      [
+        {
+          server: 'port 3868',
+          text: 'Port 3868 takes 450,000 packets/s, 90 % of the Global Packet Rate Limit (500,000 packets/s)',
+        },
+      ],
+    ],
+    [
+      'a port that dropped packets 2 s ago',
+      5013,
+      { ports: [{ port: 3868, pps: 600_000, droppedPps: 100_000, lastDropAt: 8_000 }] },
+      [
+        {
+          server: 'port 3868',
+          text: 'Port 3868: 100,000 packets/s above the Global Packet Rate Limit (500,000 packets/s) dropped',
+        },
+      ],
+    ],
+    [
+      'a port that last dropped 5 s ago',
+      5013,
+      { ports: [{ port: 3868, pps: 300_000, droppedPps: 0, lastDropAt: 5_000 }] },
+      [],
+    ],
+    [
       'CPU busy at its threshold',
       5101,
       { host: host({ cpuPct: 80 }) },
@@ -251,13 +281,13 @@ describe('alarm rules', () => {
     [
       'CPU raised and still above its clearing level',
       5101,
-      { host: host({ cpuPct: 76 }), active: new Set([5101 as const]) },
+      { host: host({ cpuPct: 76 }), isActive: (code) => code === 5101 },
       [{ text: 'CPU busy: 76.0 % (threshold 80 %)' }],
     ],
     [
       'CPU raised and now below its clearing level',
       5101,
-      { host: host({ cpuPct: 74.9 }), active: new Set([5101 as const]) },
+      { host: host({ cpuPct: 74.9 }), isActive: (code) => code === 5101 },
       [],
     ],
     ['CPU not read yet', 5101, { host: host({ cpuPct: null }) }, []],

@@ -14,6 +14,7 @@ import {
 } from '@ipfe/schema';
 import { hostAlarm, type HostReadings, type HostThresholds } from './host-resources.ts';
 import { notForwarded, protocolsOf } from './protocols.ts';
+import { overloadedPorts, throttledPorts, type PortLoad } from './throttle-watch.ts';
 
 /** The alarms an agent raises (the OAM raises IPFE Unreachable itself): the schema's catalog. */
 export type AgentAlarmCode = Exclude<AlarmCode, typeof ALARM.ipfeUnreachable>;
@@ -50,7 +51,12 @@ export interface AlarmInputs {
   outOfBalance: readonly (WantedAlarm & { side: 'high' | 'low' })[];
   /** The host's own load (null: not read yet), its thresholds, and the codes active now. */
   host: { readings: HostReadings; thresholds: HostThresholds } | null;
-  active: ReadonlySet<AlarmCode>;
+  /** Each forwarded port's packet rate, where the data path enforces the rate limit. */
+  ports: readonly PortLoad[];
+  /** Whether an alarm is active now (a rule that clears lower than it raises asks). */
+  isActive(code: AlarmCode, server?: string): boolean;
+  /** Monotonic ms. */
+  now: number;
 }
 
 /**
@@ -179,6 +185,18 @@ export const ALARM_RULES: readonly AlarmRule[] = [
   {
     code: ALARM.outOfBalanceLow,
     wanted: ({ outOfBalance }) => outOfBalance.filter((o) => o.side === 'low').map(withoutSide),
+  },
+  {
+    code: ALARM.trafficOverload,
+    wanted: ({ ports, document, isActive }) =>
+      overloadedPorts(ports, document.config.options.packetRateLimitPps, (server) =>
+        isActive(ALARM.trafficOverload, server),
+      ),
+  },
+  {
+    code: ALARM.throttlingTraffic,
+    wanted: ({ ports, document, now }) =>
+      throttledPorts(ports, document.config.options.packetRateLimitPps, now),
   },
   {
     code: ALARM.cpuOverload,

@@ -90,6 +90,13 @@ export class Alarms {
     for (const w of wanted) this.raise(code, w.text, w, now);
   }
 
+  /** Whether an alarm of `code` is active, for `server` if one is named. */
+  isActive(code: AlarmCode, server?: string): boolean {
+    for (const alarm of this.#active.values())
+      if (alarm.code === code && (server === undefined || alarm.server === server)) return true;
+    return false;
+  }
+
   active(): Alarm[] {
     return [...this.#active.values()];
   }

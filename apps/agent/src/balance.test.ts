@@ -1,6 +1,6 @@
 import { Engine } from '@ipfe/engine';
 import { describe, expect, it } from 'vitest';
-import { BalanceWatch } from './balance.ts';
+import { BalanceWatch, packetsPerTargetSet } from './balance.ts';
 import { testDocument } from './testing.ts';
 
 /** Target Set 1 with 10.0.0.1 and 10.0.0.2, equal weights: each should take half. */
@@ -61,5 +61,50 @@ describe('the balance of new connections over the last minute', () => {
     watch.record(10_000, counters(opened as [number, number]));
     const found = watch.outOfBalance(status(), new Set([1]), threshold);
     expect(found.map((f) => [f.server, f.side, f.text])).toEqual(expected);
+  });
+});
+
+describe('the Imbalance Detection Throughput Minimum', () => {
+  const judged = (packetsPerSecond: number | null, minPps: number) => {
+    const watch = new BalanceWatch();
+    const packets = (n: number) => (packetsPerSecond === null ? undefined : new Map([[1, n]]));
+    watch.record(0, counters([0, 0]), packets(0));
+    watch.record(10_000, counters([140, 60]), packets((packetsPerSecond ?? 0) * 10));
+    return watch.outOfBalance(status(), new Set([1]), 10, minPps).map((f) => f.side);
+  };
+
+  it.each([
+    {
+      case: 'a Target Set above the minimum is judged',
+      pps: 25_000,
+      min: 20_000,
+      sides: ['high', 'low'],
+    },
+    { case: 'at the minimum, judged', pps: 20_000, min: 20_000, sides: ['high', 'low'] },
+    { case: 'below it, not judged', pps: 19_999, min: 20_000, sides: [] },
+    {
+      case: 'no packets counted (user space): judged on connections alone',
+      pps: null,
+      min: 20_000,
+      sides: ['high', 'low'],
+    },
+  ])('$case', ({ pps, min, sides }) => {
+    expect(judged(pps, min)).toEqual(sides);
+  });
+
+  it('sums a Target Set’s packets over its TSAs', () => {
+    const document = testDocument(1, (c) => {
+      c.targetSets[0]!.secondary = { address: '192.0.2.110', activeIpfe: 'A1' };
+    });
+    const tsaPackets = new Map([
+      ['192.0.2.100', 5],
+      ['192.0.2.110', 7],
+      ['192.0.2.101', 11],
+    ]);
+    expect([...packetsPerTargetSet(document, tsaPackets)]).toEqual([
+      [1, 12],
+      [2, 11],
+    ]);
+    expect(packetsPerTargetSet(document, undefined).size).toBe(0);
   });
 });

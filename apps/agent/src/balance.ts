@@ -1,4 +1,5 @@
 import type { EngineCounters, EngineStatus } from '@ipfe/engine';
+import type { ConfigDocument } from '@ipfe/schema';
 
 const WINDOW_MS = 60_000;
 const SAMPLE_EVERY_MS = 5_000;
@@ -8,6 +9,26 @@ const MIN_CONNECTIONS = 100;
 interface Sample {
   at: number;
   opened: Map<string, number>;
+  /** Packets in per Target Set so far, where the data path counts them (else none). */
+  packets: ReadonlyMap<number, number>;
+}
+
+/**
+ * Packets in per Target Set: over its TSAs (primary and secondary) from a data path's per-TSA
+ * counts; a Target Set none of whose TSAs is counted is left out.
+ */
+export function packetsPerTargetSet(
+  document: ConfigDocument,
+  tsaPackets: ReadonlyMap<string, number> | undefined,
+): Map<number, number> {
+  const perSet = new Map<number, number>();
+  if (!tsaPackets) return perSet;
+  for (const ts of document.config.targetSets)
+    for (const tsa of [ts.primary.address, ts.secondary?.address]) {
+      const packets = tsa === undefined ? undefined : tsaPackets.get(tsa);
+      if (packets !== undefined) perSet.set(ts.number, (perSet.get(ts.number) ?? 0) + packets);
+    }
+  return perSet;
 }
 
 /**
@@ -19,21 +40,31 @@ interface Sample {
 export class BalanceWatch {
   #samples: Sample[] = [];
 
-  record(now: number, counters: EngineCounters): void {
+  record(
+    now: number,
+    counters: EngineCounters,
+    packets: ReadonlyMap<number, number> = new Map(),
+  ): void {
     const last = this.#samples[this.#samples.length - 1];
     if (last && now - last.at < SAMPLE_EVERY_MS) return;
     const opened = new Map<string, number>();
     for (const ts of counters.targetSets)
       for (const s of ts.servers) opened.set(`${ts.number}|${s.address}`, s.opened);
-    this.#samples.push({ at: now, opened });
+    this.#samples.push({ at: now, opened, packets });
     while (this.#samples.length > 1 && now - this.#samples[0]!.at > WINDOW_MS)
       this.#samples.shift();
   }
 
+  /**
+   * `minPps`: Imbalance Detection Throughput Minimum — a Target Set whose packets in over the
+   * window came below it a second is not judged. Where the data path counts no packets (user
+   * space), it is judged on its new connections alone.
+   */
   outOfBalance(
     status: EngineStatus,
     targetSets: Set<number>,
     thresholdPct: number,
+    minPps = 0,
   ): { targetSet: number; server: string; text: string; side: 'high' | 'low' }[] {
     const first = this.#samples[0];
     const last = this.#samples[this.#samples.length - 1];
@@ -41,6 +72,12 @@ export class BalanceWatch {
     const found: { targetSet: number; server: string; text: string; side: 'high' | 'low' }[] = [];
     for (const ts of status.targetSets) {
       if (!targetSets.has(ts.number) || ts.disabled) continue;
+      const packetsThen = first.packets.get(ts.number);
+      const packetsNow = last.packets.get(ts.number);
+      if (packetsThen !== undefined && packetsNow !== undefined) {
+        const pps = (packetsNow - packetsThen) / ((last.at - first.at) / 1000);
+        if (pps < minPps) continue;
+      }
       const delta = (address: string) =>
         (last.opened.get(`${ts.number}|${address}`) ?? 0) -
         (first.opened.get(`${ts.number}|${address}`) ?? 0);

@@ -25,8 +25,20 @@ export interface DataPathCounts {
   servers: ByServer<{ active: number; opened: number }> | null;
   /** New connections refused per Target Set. */
   refused: Map<number, number> | null;
+  /**
+   * Per forwarded port, since the table was made: every packet to a TSA of it, and those dropped
+   * above the Global Packet Rate Limit (the paths that enforce it).
+   */
+  ports?: ReadonlyMap<number, PortPackets>;
+  /** Packets in (client to server) per TSA since the table was made, where the path counts them. */
+  tsaPackets?: ReadonlyMap<string, number>;
   /** The mate's connections this node knows of, where the data path learns them itself. */
   mateFlows?: number;
+}
+
+export interface PortPackets {
+  packets: number;
+  dropped: number;
 }
 
 /** A TSA:port pair that cannot be served, and why. */

@@ -1,6 +1,12 @@
 import { adoption, type Adoption, type ForwardingPlan } from '@ipfe/engine';
 import type { Logger } from 'pino';
-import type { DataPathCounts, DataPlane, MateFlowSharing, ServeChange } from './data-plane.ts';
+import type {
+  DataPathCounts,
+  DataPlane,
+  MateFlowSharing,
+  PortPackets,
+  ServeChange,
+} from './data-plane.ts';
 import { listenersOf } from './data-plane.ts';
 import { NftPath } from './data-plane-skeleton.ts';
 import {
@@ -82,6 +88,8 @@ export class DirectDataPlane implements DataPlane {
   #reading = false;
   #active = new ByServer<number>();
   #opened = new ByServer<number>();
+  #ports = new Map<number, PortPackets>();
+  #tsaPackets = new Map<string, number>();
   #refused = new Map<number, number>();
   #connections = 0;
   readonly #flows = new FlowSharing();
@@ -203,6 +211,8 @@ export class DirectDataPlane implements DataPlane {
       }
     this.#opened = counters.opened;
     this.#refused = counters.refused;
+    this.#ports = counters.ports;
+    this.#tsaPackets = counters.packetsIn;
     if (records) this.#countRecords(plan, listed, now);
   }
 
@@ -235,6 +245,8 @@ export class DirectDataPlane implements DataPlane {
       connections: this.#connections,
       servers,
       refused: this.#refused,
+      ports: this.#ports,
+      tsaPackets: this.#tsaPackets,
       mateFlows: this.#flows.mateFlows,
     };
   }

@@ -1,5 +1,6 @@
 import type { Adoption, ForwardingPlan, MaglevTable, PlannedTsa } from '@ipfe/engine';
 import { bucketElements, bucketValues, nftId } from './nft.ts';
+import { forwardedPortsOf, limitDeclaration, limitName, rejectStatement } from './nft-policies.ts';
 
 /** Flow records a TSA may hold (an nft set's bound; a full set records no more, it forwards on). */
 export const RECORDS_PER_TSA = 1_048_576;
@@ -14,9 +15,12 @@ export const COUNTED = {
   opened: { 4: 'opened4', 6: 'opened6' },
   refused: { 4: 'refused4', 6: 'refused6' },
 } as const;
-export const COUNTED_SETS: ReadonlySet<string> = new Set(
-  Object.values(COUNTED).flatMap((byFamily) => Object.values(byFamily)),
-);
+/** Per forwarded port, every family: all its packets, and those above the rate limit, dropped. */
+export const PORT_COUNTED = { packets: 'port_pkts', throttled: 'port_throttled' } as const;
+export const COUNTED_SETS: ReadonlySet<string> = new Set([
+  ...Object.values(COUNTED).flatMap((byFamily) => Object.values(byFamily)),
+  ...Object.values(PORT_COUNTED),
+]);
 
 /** The set of flow records of a TSA's server (by its id). */
 export const recordSetOf = (tsa: string, serverId: number) => `rec_${nftId(tsa)}_${serverId}`;
@@ -145,7 +149,18 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
     }
     return { name, modulus: `mod ${table.size} seed ${input.hashSeed}` };
   };
-  const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
+  const reject = rejectStatement(plan.reject);
+  const sctpReject = rejectStatement(plan.sctpReject);
+  // The Global Packet Rate Limit: declared once a port; each TSA's service chain applies it.
+  const ports = forwardedPortsOf(plan);
+  if (ports.length > 0) {
+    for (const name of Object.values(PORT_COUNTED)) {
+      declarations.push(`add set ${t} ${name} { type inet_service; counter; }`);
+      sets.add(name);
+      elements.push(`add element ${t} ${name} { ${ports.join(', ')} }`);
+    }
+    for (const port of ports) declarations.push(limitDeclaration(t, port, plan.packetRateLimitPps));
+  }
 
   for (const p of plan.tsas) {
     const id = nftId(p.tsa);
@@ -234,6 +249,11 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
         `add rule ${t} ingress ${ipx} daddr ${p.tsa} meta l4proto { tcp, sctp } th dport ${start}-${end} fwd ${ipx} to ${s.address} device ${dev}`,
       );
     }
+    rules.push(`add rule ${t} ${svc} th dport @${PORT_COUNTED.packets}`);
+    for (const port of p.ports)
+      rules.push(
+        `add rule ${t} ${svc} th dport ${port} limit name "${limitName(port, plan.packetRateLimitPps)}" th dport @${PORT_COUNTED.throttled} drop`,
+      );
     rules.push(`add rule ${t} ${svc} ${ipx} daddr @${counted.in}`);
     // A new connection is decided afresh, even where a record of an earlier one from the same
     // source port lingers (it may name a server that takes no new connections now).
@@ -255,8 +275,8 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
         );
       chain(`init_${id}`);
       rules.push(
-        `add rule ${t} ${sctp} sctp chunk init exists ${refusedCounter} drop`,
-        `add rule ${t} init_${id} ${refusedCounter} drop`,
+        `add rule ${t} ${sctp} sctp chunk init exists ${refusedCounter} ${sctpReject}`,
+        `add rule ${t} init_${id} ${refusedCounter} ${sctpReject}`,
       );
       // Mid-association (the other path of a multihomed one, or the mate's): by port, stateless.
       if (p.existingConnections) rules.push(...choose(sctp, 'sctp sport', p.existingConnections));

@@ -23,7 +23,7 @@ describe('the direct path’s reads', () => {
     expect(keyOf(val)).toBe(key);
   });
 
-  it('reads opened per server by the plan’s identity, refused per Target Set, bytes per TSA', () => {
+  it('reads opened per server by the plan’s identity, refused per Target Set, bytes and packets per TSA, packets per port', () => {
     const listed = new Map([
       ['in4', [{ val: '192.0.2.1', counter: { packets: 9, bytes: 900 } }]],
       ['refused4', [{ val: '192.0.2.1', counter: { packets: 2, bytes: 0 } }]],
@@ -36,6 +36,8 @@ describe('the direct path’s reads', () => {
         ],
       ],
       ['opened6', [{ val: { concat: ['2001:db8::1', 3] }, counter: { packets: 1, bytes: 0 } }]],
+      ['port_pkts', [{ val: 80, counter: { packets: 1200, bytes: 0 } }]],
+      ['port_throttled', [{ val: 80, counter: { packets: 30, bytes: 0 } }]],
     ]);
     const counters = countersOf(p, ids, listed);
     expect([...counters.opened.entries()]).toEqual([
@@ -45,6 +47,9 @@ describe('the direct path’s reads', () => {
     ]);
     expect([...counters.refused]).toEqual([[1, 5]]);
     expect([...counters.bytesIn]).toEqual([['192.0.2.1', 900]]);
+    expect([...counters.packetsIn]).toEqual([['192.0.2.1', 9]]);
+    // Per forwarded port: every packet, and those dropped above the rate limit.
+    expect([...counters.ports]).toEqual([[80, { packets: 1200, dropped: 30 }]]);
   });
 
   it('reads the records of each server’s set, and counts them open by the plan’s identity', () => {

@@ -1,6 +1,8 @@
 import type { ForwardingPlan } from '@ipfe/engine';
 import { canonicalIp } from '@ipfe/schema';
-import { COUNTED, recordSetOf } from './direct-nft-script.ts';
+import type { PortPackets } from './data-plane.ts';
+import { COUNTED, PORT_COUNTED, recordSetOf } from './direct-nft-script.ts';
+import { forwardedPortsOf } from './nft-policies.ts';
 import { ByServer } from './by-server.ts';
 import type { FlowRecord } from './flow-sharing.ts';
 import type { NftSetElement } from './nft.ts';
@@ -13,6 +15,10 @@ export interface DirectCounters {
   refused: Map<number, number>;
   /** Bytes in (client to server) per TSA, where its set lists them. */
   bytesIn: Map<string, number>;
+  /** Packets in per TSA, where its set lists them. */
+  packetsIn: Map<string, number>;
+  /** Per forwarded port: every packet, and those dropped above the rate limit. */
+  ports: Map<number, PortPackets>;
 }
 
 export function countersOf(
@@ -33,20 +39,30 @@ export function countersOf(
   const opened = new ByServer<number>();
   const refused = new Map<number, number>();
   const bytesIn = new Map<string, number>();
+  const packetsIn = new Map<string, number>();
   for (const p of plan.tsas) {
     const family = p.family === 6 ? 6 : 4;
     refused.set(
       p.targetSet,
       (refused.get(p.targetSet) ?? 0) + (counter(COUNTED.refused[family], p.tsa)?.packets ?? 0),
     );
-    const bytes = counter(COUNTED.in[family], p.tsa)?.bytes;
-    if (bytes !== undefined) bytesIn.set(p.tsa, bytes);
+    const inbound = counter(COUNTED.in[family], p.tsa);
+    if (inbound !== undefined) {
+      bytesIn.set(p.tsa, inbound.bytes);
+      packetsIn.set(p.tsa, inbound.packets);
+    }
     for (const s of p.servers) {
       const sid = serverIds.get(s.address) ?? 0;
       opened.set(p.tsa, s.server, counter(COUNTED.opened[family], p.tsa, sid)?.packets ?? 0);
     }
   }
-  return { opened, refused, bytesIn };
+  const ports = new Map<number, PortPackets>();
+  for (const port of forwardedPortsOf(plan))
+    ports.set(port, {
+      packets: counter(PORT_COUNTED.packets, port)?.packets ?? 0,
+      dropped: counter(PORT_COUNTED.throttled, port)?.packets ?? 0,
+    });
+  return { opened, refused, bytesIn, packetsIn, ports };
 }
 
 /** This node's flow records, by TSA (for counts, and for the mate), from its listed record sets. */

@@ -51,14 +51,14 @@ export function hostAlarm(
   code: AlarmCode,
   inputs: {
     host: { readings: HostReadings; thresholds: HostThresholds } | null;
-    active: ReadonlySet<AlarmCode>;
+    isActive(code: AlarmCode): boolean;
   },
 ): WantedAlarm[] {
   if (!inputs.host) return [];
   const pct = inputs.host.readings[READING[resource]];
   if (pct === null) return [];
   const { raisePct, clearPct } = inputs.host.thresholds[resource];
-  const over = pct >= raisePct || (inputs.active.has(code) && pct >= clearPct);
+  const over = pct >= raisePct || (inputs.isActive(code) && pct >= clearPct);
   if (!over) return [];
   const what = resource === 'cpu' ? 'busy' : 'in use';
   return [

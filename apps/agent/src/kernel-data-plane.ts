@@ -2,7 +2,7 @@ import type { ForwardingPlan } from '@ipfe/engine';
 import type { Logger } from 'pino';
 import { ByServer } from './by-server.ts';
 import type { ConntrackSync } from './conntrack-sync.ts';
-import type { DataPathCounts, DataPlane, ServeChange } from './data-plane.ts';
+import type { DataPathCounts, DataPlane, PortPackets, ServeChange } from './data-plane.ts';
 import { listenersOf } from './data-plane.ts';
 import { NftPath } from './data-plane-skeleton.ts';
 import type { ExitGuard } from './exit-guard.ts';
@@ -58,6 +58,8 @@ export class KernelDataPlane implements DataPlane {
   #opened = new ByServer<number>();
   #nextCount = 0;
   #refused = new Map<number, number>();
+  #ports = new Map<number, PortPackets>();
+  #tsaPackets = new Map<string, number>();
   /** "TSA|address" pairs the applied configuration forwards, and its revision. */
   #pairs: Set<string> | null = null;
   #pairsRevision = -1;
@@ -144,11 +146,21 @@ export class KernelDataPlane implements DataPlane {
       return;
     }
     const refused = new Map<number, number>();
+    const ports = new Map<number, PortPackets>();
+    const tsaPackets = new Map<string, number>();
     const tsas = new Map([...this.#servedTsas()].map((t) => [nftId(t), t]));
     for (const counter of counters) {
+      const port = /^(pkts|throttled)_(\d+)$/.exec(counter.name);
+      if (port) {
+        const entry = ports.get(Number(port[2])) ?? { packets: 0, dropped: 0 };
+        entry[port[1] === 'pkts' ? 'packets' : 'dropped'] = counter.packets;
+        ports.set(Number(port[2]), entry);
+        continue;
+      }
       const match = /^(refused|in|out)_(.+)$/.exec(counter.name);
       if (match?.[1] === 'refused') refused.set(Number(match[2]), counter.packets);
       const tsa = match && match[1] !== 'refused' ? tsas.get(match[2]!) : undefined;
+      if (tsa && match![1] === 'in') tsaPackets.set(tsa, counter.packets);
       if (tsa && this.deps.bytes) {
         const entry = this.deps.bytes.get(tsa) ?? { in: 0, out: 0 };
         entry[match![1] as 'in' | 'out'] = counter.bytes;
@@ -156,6 +168,8 @@ export class KernelDataPlane implements DataPlane {
       }
     }
     this.#refused = refused;
+    this.#ports = ports;
+    this.#tsaPackets = tsaPackets;
   }
 
   /** Connections in conntrack, per "TSA|server"; refusals per Target Set since the start. */
@@ -164,7 +178,13 @@ export class KernelDataPlane implements DataPlane {
       active: this.#flows.get(tsa, server)?.size ?? 0,
       opened,
     }));
-    return { connections: this.#connections, servers, refused: this.#refused };
+    return {
+      connections: this.#connections,
+      servers,
+      refused: this.#refused,
+      ports: this.#ports,
+      tsaPackets: this.#tsaPackets,
+    };
   }
 
   /** A new configuration closes the connections it removes (SPEC §4.1): their entries go. */

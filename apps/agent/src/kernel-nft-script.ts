@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { ForwardingPlan, PlannedTsa } from '@ipfe/engine';
 import { bucketElements, bucketValues, nftId } from './nft.ts';
+import { forwardedPortsOf, limitDeclaration, limitName, rejectStatement } from './nft-policies.ts';
 
 export interface KernelScriptOptions {
   /** The agent's own table (`ipfe_<slot>`, family inet). */
@@ -23,15 +24,20 @@ export function renderKernelScript(plan: ForwardingPlan, options: KernelScriptOp
     // A timeout policy attaches to a connection conntrack has just created and not yet
     // confirmed: after conntrack (-200), before DNAT rewrites the TSA (-100).
     `add chain ${t} delete_age { type filter hook prerouting priority mangle; policy accept; }`,
+    // Every packet to a TSA's port, established ones too (the NAT chains see a connection's
+    // first packet only): counted, and dropped above the Global Packet Rate Limit.
+    `add chain ${t} throttle { type filter hook prerouting priority mangle - 10; policy accept; }`,
     `add chain ${t} from_servers { type nat hook postrouting priority srcnat; policy accept; }`,
     `add chain ${t} traffic { type filter hook forward priority filter; policy accept; }`,
     `flush chain ${t} to_servers`,
     `flush chain ${t} delete_age`,
+    `flush chain ${t} throttle`,
     `flush chain ${t} from_servers`,
     `flush chain ${t} traffic`,
   ];
-  const reject = plan.reject === 'tcpReset' ? 'reject with tcp reset' : 'drop';
+  const reject = rejectStatement(plan.reject);
   const served = plan.tsas.filter((p) => p.protocols.includes('tcp'));
+  lines.push(...throttleLines(t, served, plan.packetRateLimitPps));
   for (const p of served) lines.push(...rulesOf(t, p, reject, options.hashSeed));
   // Replies come back through the TSA itself, which moves with its connections on a failover.
   for (const tsa of new Set(served.map((p) => p.tsa))) {
@@ -46,6 +52,31 @@ export function renderKernelScript(plan: ForwardingPlan, options: KernelScriptOp
     );
   }
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The Global Packet Rate Limit per forwarded port, over every served TSA of it: all its packets
+ * counted (`pkts_<port>`), those over the limit counted (`throttled_<port>`) and dropped.
+ */
+function throttleLines(t: string, served: readonly PlannedTsa[], pps: number): string[] {
+  const lines: string[] = [];
+  for (const port of forwardedPortsOf({ tsas: served })) {
+    const limit = limitName(port, pps);
+    lines.push(
+      limitDeclaration(t, port, pps),
+      `add counter ${t} pkts_${port}`,
+      `add counter ${t} throttled_${port}`,
+    );
+    for (const family of [4, 6] as const) {
+      const tsas = [...new Set(served.filter((p) => p.family === family).map((p) => p.tsa))];
+      if (tsas.length === 0) continue;
+      const ipx = family === 6 ? 'ip6' : 'ip';
+      lines.push(
+        `add rule ${t} throttle ${ipx} daddr { ${tsas.join(', ')} } tcp dport ${port} counter name "pkts_${port}" limit name "${limit}" counter name "throttled_${port}" drop`,
+      );
+    }
+  }
+  return lines;
 }
 
 function rulesOf(t: string, p: PlannedTsa, reject: string, hashSeed: number): string[] {

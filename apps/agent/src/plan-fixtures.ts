@@ -46,6 +46,8 @@ export function plan(tsas: PlannedTsa[], parts: Partial<ForwardingPlan> = {}): F
   return {
     revision: 1,
     reject: 'tcpReset',
+    sctpReject: 'drop',
+    packetRateLimitPps: 500_000,
     tsas,
     forwarded: tsas.flatMap((p) => p.servers.map((s) => ({ tsa: p.tsa, address: s.address }))),
     ...parts,

@@ -1,23 +1,18 @@
 /**
- * What each data path does with the options of issue 27, as far as it is known now: the one
- * place the Options page (and nothing else) takes this wording from. The agents' work on these
- * options follows; whoever changes what a data path honours changes the sentence here with it.
- *
- * Known today (apps/agent): the user-space path accepts a connection before it picks a server,
- * so it resets (TCP reset) or closes (every other choice) and forwards no SCTP; the kernel path
- * forwards TCP and renders anything but TCP reset as a drop; the direct path forwards TCP and
- * SCTP and likewise drops. No agent yet sends ICMP rejects, enforces the rate limit, reads the
- * imbalance minimum or stops counting when accounting is off.
+ * What each data path does with the options of issue 27: the one place the Options page (and
+ * nothing else) takes this wording from. Whoever changes what a data path honours (apps/agent:
+ * nft-policies.ts, the nft script renderers, the user-space path in data-plane.ts, alarm-rules.ts)
+ * changes the sentence here with it.
  */
 export const DATA_PATH_SUPPORT = {
   tcpRejectOption:
-    'TCP reset: every data path. Drop: the kernel and direct paths drop the SYN; the user-space path closes the connection it accepted. The ICMP choices are not sent by any data path yet: until an agent does, it treats them as Drop.',
+    'TCP reset: every data path. Drop: the kernel and direct paths drop the SYN; the user-space path closes the connection it has accepted. The ICMP choices: the kernel and direct paths send them (their ICMPv6 equivalents to an IPv6 client); the user-space path cannot send ICMP and closes the connection instead.',
   sctpRejectOption:
-    'Only the direct data path forwards SCTP: it drops an INIT no server can take. The ICMP choices are not sent yet: until then they are treated as Drop.',
+    'Only the direct data path forwards SCTP: it drops an INIT no server can take, or answers it with the ICMP chosen (ICMPv6 to an IPv6 client).',
   imbalanceMinPps:
-    'Not read by the agents yet: until they do, Out of Balance is judged at any rate.',
+    'The kernel and direct paths count each Target Set’s packets and judge Out of Balance only at this rate or above; the user-space path counts no packets and judges it on new connections alone.',
   accounting:
     'Not read by the agents yet: until they do, they count packets and bytes whatever this says.',
   packetRateLimitPps:
-    'Not enforced by any data path yet: until an agent does, no packet is dropped for its rate.',
+    'Enforced by the kernel and direct paths: each forwarded port’s packets, over every TSA of it, above the limit are dropped (alarm 5100 as the rate nears it, 5013 while dropping). The user-space path does not enforce it.',
 } as const;

@@ -51,8 +51,11 @@ describe('OptionsForm', () => {
       'ICMP port unreachable (ICMPv6: port unreachable)',
       'ICMP administratively prohibited (ICMPv6: administratively prohibited)',
     ]);
-    expect(tcp).toHaveAccessibleDescription(/not sent by any data path yet/);
+    expect(tcp).toHaveAccessibleDescription(
+      /ICMP choices: the kernel and direct paths send them.*user-space path cannot send ICMP/,
+    );
     const sctp = screen.getByRole('combobox', { name: 'SCTP reject option' });
+    expect(sctp).toHaveAccessibleDescription(/answers it with the ICMP chosen/);
     expect(sctp).toHaveValue('drop');
     expect([...sctp.querySelectorAll('option')].map((o) => o.value)).toEqual([
       'drop',
@@ -60,9 +63,11 @@ describe('OptionsForm', () => {
       'icmpPortUnreachable',
       'icmpAdminProhibited',
     ]);
-    expect(
-      screen.getByRole('spinbutton', { name: 'Global packet rate limit (packets/s per port)' }),
-    ).toHaveValue(500000);
+    const limit = screen.getByRole('spinbutton', {
+      name: 'Global packet rate limit (packets/s per port)',
+    });
+    expect(limit).toHaveValue(500000);
+    expect(limit).toHaveAccessibleDescription(/Enforced by the kernel and direct paths/);
     expect(
       screen.getByRole('spinbutton', {
         name: 'Imbalance detection throughput minimum (packets/s)',
