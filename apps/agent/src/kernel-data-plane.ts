@@ -18,7 +18,13 @@ import { nextReadAt, nftId, readCounters, run } from './nft.ts';
 
 const REFRESH_EVERY_MS = 500;
 /** Listing conntrack costs in proportion to its entries (TIME_WAIT ones too, two minutes of them at a high connection rate). */
+/**
+ * How often conntrack is listed (costly: a flood leaves thousands of entries), and, apart from
+ * it, the nft counters (cheap), which the rate limit's alarms need every second whatever
+ * conntrack holds.
+ */
 const COUNT_READS = { everyMs: 1000, shareOfCore: 0.02 };
+const COUNTER_READS = { everyMs: 1000, shareOfCore: 0.05 };
 
 export interface KernelDeps {
   slot: string;
@@ -57,6 +63,7 @@ export class KernelDataPlane implements DataPlane {
   #flows = new ByServer<Set<string>>();
   #opened = new ByServer<number>();
   #nextCount = 0;
+  #nextCounterRead = 0;
   #refused = new Map<number, number>();
   #ports = new Map<number, PortPackets>();
   #tsaPackets = new Map<string, number>();
@@ -99,10 +106,14 @@ export class KernelDataPlane implements DataPlane {
       await deleteEntries(['--reply-src', address]);
       this.deps.log.info({ server: address, state }, 'conntrack entries of the server deleted');
     }
-    if (now >= this.#nextCount) {
+    if (now >= this.#nextCounterRead) {
       await this.#readCounters();
+      this.#nextCounterRead = nextReadAt(now, this.deps.now(), COUNTER_READS);
+    }
+    const countFrom = this.deps.now();
+    if (countFrom >= this.#nextCount) {
       await this.#countFlows(plan);
-      this.#nextCount = nextReadAt(now, this.deps.now(), COUNT_READS);
+      this.#nextCount = nextReadAt(countFrom, this.deps.now(), COUNT_READS);
     }
     await this.#path.nft.apply(
       renderKernelScript(plan, { table: this.#path.table, hashSeed: this.deps.hashSeed }),

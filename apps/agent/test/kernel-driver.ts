@@ -3,7 +3,9 @@
  * line each: `tally TSA N` (N short connections: which server answered), `hold TSA N` (N open
  * connections), `alive` (how many held ones still answer, by server), `release` (closes the
  * held ones), `push URL TOKEN FILE`, `status URL TOKEN` (open connections by server),
- * `metrics URL TOKEN` (refusals and bytes in /metrics).
+ * `metrics URL TOKEN` (refusals and bytes in /metrics), `alarms URL TOKEN` (the agent's active
+ * alarms, `code subject` → 1), `connect TSA PORT` (one connection: `ok`, or how it failed —
+ * `ECONNREFUSED`, `EHOSTUNREACH`, … or `timeout` after 2 s).
  */
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -51,6 +53,21 @@ function alive(entry: { socket: net.Socket }): Promise<boolean> {
     entry.socket.on('data', onData);
     entry.socket.once('close', () => resolve(false));
     entry.socket.write(probe);
+  });
+}
+
+/** How one connection to `host:port` went: `ok`, its error's code, or `timeout` (2 s). */
+function connectOnce(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const timer = setTimeout(() => done('timeout'), 2000);
+    const done = (outcome: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    };
+    socket.once('connect', () => done('ok'));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
   });
 }
 
@@ -114,6 +131,15 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
       bytesIn: value(/^ipfe_bytes_total\{.*direction="in"/),
       bytesOut: value(/^ipfe_bytes_total\{.*direction="out"/),
     };
+  } else if (command === 'alarms') {
+    const status = (await fetch(`${a}/v1/status`, { headers: { authorization: `Bearer ${b}` } })
+      .then((r) => r.json())
+      .catch(() => null)) as { alarms: { code: number; server?: string | null }[] } | null;
+    result = Object.fromEntries(
+      (status?.alarms ?? []).map((alarm) => [`${alarm.code} ${alarm.server ?? ''}`.trim(), 1]),
+    );
+  } else if (command === 'connect') {
+    result = { [await connectOnce(a!, Number(b))]: 1 };
   } else if (command === 'push') {
     const response = await fetch(`${a}/v1/config`, {
       method: 'PUT',

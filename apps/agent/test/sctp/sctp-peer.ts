@@ -1,10 +1,7 @@
-import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
+import { compiled } from '../c-build.ts';
 import { ip, type Topology } from '../netns-topology.ts';
 
 /**
@@ -14,8 +11,6 @@ import { ip, type Topology } from '../netns-topology.ts';
  */
 
 const SOURCE = new URL('./sctp-peer.c', import.meta.url).pathname;
-const FLAGS = ['-O2', '-Wall'];
-const LIBRARIES = ['-lusrsctp', '-lpthread', '-ldl'];
 
 const has = (binary: string) => spawnSync('which', [binary], { stdio: 'ignore' }).status === 0;
 
@@ -30,38 +25,13 @@ export function sctpPeerUnavailable(): string | null {
   return null;
 }
 
-let built: Promise<string> | undefined;
-
-/**
- * Compiles sctp-peer.c into a cache folder under the system's temporary folder, once per version
- * of the source (and flags): later calls, in this process or another, reuse the binary.
- */
-export function buildSctpPeer(): Promise<string> {
-  built ??= (async () => {
-    const hash = createHash('sha256')
-      .update(readFileSync(SOURCE))
-      .update([...FLAGS, ...LIBRARIES].join(' '))
-      .digest('hex')
-      .slice(0, 16);
-    const dir = join(tmpdir(), 'ipfe-sctp-peer');
-    const binary = join(dir, `sctp-peer-${hash}`);
-    if (existsSync(binary)) return binary;
-    mkdirSync(dir, { recursive: true });
-    // Built beside and renamed: test files building at once never run a half-written binary.
-    const partial = `${binary}.${process.pid}.tmp`;
-    try {
-      await promisify(execFile)('gcc', [...FLAGS, '-o', partial, SOURCE, ...LIBRARIES]);
-    } catch (error) {
-      rmSync(partial, { force: true });
-      const stderr = (error as { stderr?: string }).stderr?.trim();
-      throw new Error(`gcc sctp-peer.c: ${stderr || (error as Error).message}`);
-    }
-    renameSync(partial, binary);
-    return binary;
-  })();
-  built.catch(() => (built = undefined));
-  return built;
-}
+/** Compiles sctp-peer.c (once per version of it). */
+export const buildSctpPeer = () =>
+  compiled({
+    source: SOURCE,
+    flags: ['-O2', '-Wall'],
+    libraries: ['-lusrsctp', '-lpthread', '-ldl'],
+  });
 
 /** Anything that runs a command in one of its hosts' namespaces (Topology, the bench's net). */
 export interface PeerHosts {

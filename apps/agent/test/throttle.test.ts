@@ -1,0 +1,278 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { configurationShape, type Configuration, type TcpRejectOption } from '@ipfe/schema';
+import { buildDocument } from '@ipfe/schema/digest';
+import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
+import { synFlood } from './flood/syn-flood.ts';
+import { startNetnsAgent } from './kernel-agents.ts';
+import {
+  startKernelClient,
+  startNamedServer,
+  Topology,
+  type KernelClient,
+} from './netns-topology.ts';
+import { until } from './poll.ts';
+import { describeLab, labMissing } from './lab.ts';
+import { withPortSlices } from '../src/testing.ts';
+import type { DataPath } from '../src/data-paths.ts';
+
+/**
+ * The Options that are not about one Target Set, on the paths that render them in nftables
+ * (issue 27 item 3), with real traffic: the Global Packet Rate Limit against a SYN flood at three
+ * times it (packets above it dropped, held connections unharmed, 5100 and 5013 raised, 5013
+ * cleared once the drops have stopped 5 s), and the ICMP reject choices as the client receives
+ * them. One topology per path: a client, A1 alone, two servers.
+ */
+const PORT = 3868;
+const LIMIT_PPS = 1000; // the lowest the Options allow
+const FLOOD_PPS = 3 * LIMIT_PPS;
+const FLOOD_SECONDS = 6;
+const HELD = 10;
+
+const PATHS: { path: DataPath; subnet: string; tools: string[] }[] = [
+  { path: 'direct', subnet: '10.231.71', tools: ['nft', 'arping', 'gcc'] },
+  { path: 'kernel', subnet: '10.231.70', tools: ['nft', 'conntrack', 'arping', 'gcc'] },
+];
+
+for (const { path, subnet, tools } of PATHS) {
+  const hosts = {
+    a1: `${subnet}.11`,
+    s1: `${subnet}.21`,
+    s2: `${subnet}.22`,
+    client: `${subnet}.50`,
+  };
+  const TSA = `${subnet}.100`;
+  /** Target Set 2's only server: an address nothing answers on, so that it can take nobody. */
+  const UNSERVED_TSA = `${subnet}.101`;
+  const ABSENT_SERVER = `${subnet}.29`;
+  const FLOOD_SOURCE = `${subnet}.60`;
+  const TOKEN = `throttle-${path}-token-0123456789abcdefghijklmn`;
+  const control = `http://${hosts.a1}:8701`;
+  const topology = new Topology(`ipr${path[0]}${process.pid % 10000}`, hosts);
+  const dir = mkdtempSync(join(tmpdir(), `ipfe-throttle-${path}-`));
+  let client: KernelClient;
+  let revision = 1;
+
+  const config = (tcpRejectOption: TcpRejectOption = 'tcpReset'): Configuration =>
+    configurationShape.parse({
+      options: {
+        ipfe: { A1: { address: hosts.a1 } },
+        forwardedPorts: [PORT],
+        connectTimeoutS: 2,
+        connectTryIntervalS: 1,
+        packetRateLimitPps: LIMIT_PPS,
+        tcpRejectOption,
+      },
+      xsiNetworks: [{ name: 'xsi', cidr: `${subnet}.0/24` }],
+      appServers: withPortSlices([
+        { name: 's1', addresses: [hosts.s1] },
+        { name: 's2', addresses: [hosts.s2] },
+        { name: 'absent', addresses: [ABSENT_SERVER] },
+      ]),
+      targetSets: [
+        {
+          number: 1,
+          family: 'ipv4',
+          algorithm: 'hash',
+          primary: { address: TSA, activeIpfe: 'A1' },
+          servers: [{ address: hosts.s1 }, { address: hosts.s2 }],
+        },
+        {
+          number: 2,
+          family: 'ipv4',
+          algorithm: 'hash',
+          primary: { address: UNSERVED_TSA, activeIpfe: 'A1' },
+          servers: [{ address: ABSENT_SERVER }],
+        },
+      ],
+    });
+
+  async function push(next: Configuration) {
+    const file = join(dir, `revision-${++revision}.json`);
+    writeFileSync(file, JSON.stringify(buildDocument(revision, next)));
+    await until(
+      `revision ${revision} pushed`,
+      async () =>
+        ((await client.ask(`push ${control} ${TOKEN} ${file}`)) as { status?: unknown }).status ===
+        200,
+    );
+  }
+
+  const alarms = async () => Object.keys(await client.ask(`alarms ${control} ${TOKEN}`));
+
+  /** SYNs to the port that reached the servers (counted in each server's namespace). */
+  function synsAtServers(): number {
+    return (['s1', 's2'] as const).reduce((sum, s) => {
+      const listing = topology.exec(s, ['nft', '-j', 'list', 'table', 'ip', 'seen']).stdout;
+      const counter = (
+        JSON.parse(listing) as { nftables: { rule?: { expr: unknown[] } }[] }
+      ).nftables
+        .flatMap((i) => i.rule?.expr ?? [])
+        .find(
+          (e): e is { counter: { packets: number } } =>
+            typeof e === 'object' && e !== null && 'counter' in e,
+        );
+      return sum + (counter?.counter.packets ?? 0);
+    }, 0);
+  }
+
+  /** ICMP destination-unreachable codes the client has received, by nft's names for them. */
+  function icmpAtClient(): Record<string, number> {
+    const listing = topology.exec('client', [
+      'nft',
+      '-j',
+      'list',
+      'table',
+      'ip',
+      'icmpseen',
+    ]).stdout;
+    const counts: Record<string, number> = {};
+    for (const item of (
+      JSON.parse(listing) as { nftables: { rule?: { comment?: string; expr: unknown[] } }[] }
+    ).nftables) {
+      const counter = item.rule?.expr.find(
+        (e): e is { counter: { packets: number } } =>
+          typeof e === 'object' && e !== null && 'counter' in e,
+      );
+      if (item.rule?.comment && counter) counts[item.rule.comment] = counter.counter.packets;
+    }
+    return counts;
+  }
+
+  describeLab(
+    `the Options’ rate limit and rejects on the ${path} path`,
+    labMissing(...tools),
+    () => {
+      beforeAll(async () => {
+        topology.build();
+        topology.exec('a1', ['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+        for (const s of ['s1', 's2'] as const) {
+          if (path === 'direct') {
+            startHoldingReporter(topology, s, { address: hosts[s], holdTsa: TSA });
+            startNamingService(topology, s, PORT, () => {});
+          } else startNamedServer(topology, s, hosts[s]);
+          topology.exec(s, [
+            'nft',
+            `add table ip seen; add chain ip seen in { type filter hook prerouting priority -300; }; add rule ip seen in tcp dport ${PORT} tcp flags & (syn | ack) == syn counter`,
+          ]);
+        }
+        topology.exec('client', [
+          'nft',
+          [
+            'add table ip icmpseen',
+            'add chain ip icmpseen in { type filter hook input priority -300; }',
+            ...['host-unreachable', 'port-unreachable', 'admin-prohibited'].map(
+              (code) =>
+                `add rule ip icmpseen in icmp type destination-unreachable icmp code ${code} counter comment "${code}"`,
+            ),
+          ].join('; '),
+        ]);
+        startNetnsAgent(topology, 'a1', {
+          control: `${hosts.a1}:8701`,
+          stateDir: stateDirWith(dir, 'a1', config()),
+          token: TOKEN,
+          sync: false,
+          dataplane: path,
+        });
+        client = startKernelClient(topology);
+        await until(
+          'the TSA forwards to both servers',
+          async () => {
+            const tally = await client.ask(`tally ${TSA} 12`);
+            return tally.none === undefined && Object.keys(tally).length === 2;
+          },
+          30_000,
+        );
+      }, 90_000);
+
+      afterAll(() => {
+        topology.remove();
+        rmSync(dir, { recursive: true, force: true });
+      });
+
+      it('drops what a flood sends above the limit, keeps the held connections, raises 5100 and 5013 and clears 5013 5 s after the drops', async () => {
+        const held = await client.ask(`hold ${TSA} ${HELD}`);
+        expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(HELD);
+        expect(await alarms()).not.toContain(`5013 port ${PORT}`);
+        const before = synsAtServers();
+
+        const seen = new Set<string>();
+        const flood = synFlood(topology, 'client', {
+          source: FLOOD_SOURCE,
+          target: TSA,
+          port: PORT,
+          pps: FLOOD_PPS,
+          seconds: FLOOD_SECONDS,
+        });
+        let flooding = true;
+        void flood.finally(() => (flooding = false));
+        while (flooding) {
+          for (const alarm of await alarms()) seen.add(alarm);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const sent = await flood;
+        const activeAtTheEnd = await alarms();
+        const forwarded = synsAtServers() - before;
+
+        expect(sent.errors).toBe(0);
+        // The limit lets through about LIMIT_PPS a second (and its burst), however much more comes.
+        expect(forwarded).toBeLessThanOrEqual(1.15 * LIMIT_PPS * sent.seconds);
+        expect(forwarded).toBeGreaterThan(0.5 * Math.min(sent.sent, LIMIT_PPS * sent.seconds));
+        expect([...seen]).toContain(`5100 port ${PORT}`);
+        expect([...seen]).toContain(`5013 port ${PORT}`);
+        // Dropping until the end: 5013 stands for 5 s more.
+        expect(activeAtTheEnd).toContain(`5013 port ${PORT}`);
+
+        // The held connections were never reset: each answers again.
+        const alive = await client.ask('alive');
+        expect(Object.values(alive).reduce((a, b) => a + b, 0)).toBe(HELD);
+        await client.ask('release');
+
+        await until(
+          '5013 and 5100 cleared',
+          async () => {
+            const now = await alarms();
+            return !now.includes(`5013 port ${PORT}`) && !now.includes(`5100 port ${PORT}`);
+          },
+          20_000,
+        );
+      }, 60_000);
+
+      it('answers a connection no server can take as the TCP reject option says: ICMP host unreachable, administratively prohibited, a reset, nothing', async () => {
+        const connect = async () =>
+          Object.keys(await client.ask(`connect ${UNSERVED_TSA} ${PORT}`))[0];
+        await push(config('icmpHostUnreachable'));
+        await until(
+          'the client told the host is unreachable',
+          async () => (await connect()) === 'EHOSTUNREACH',
+          30_000,
+        );
+        expect(icmpAtClient()['host-unreachable']).toBeGreaterThan(0);
+
+        await push(config('icmpAdminProhibited'));
+        await until(
+          'the client told it is administratively prohibited',
+          async () => (await connect(), icmpAtClient()['admin-prohibited']! > 0),
+          30_000,
+        );
+
+        await push(config('tcpReset'));
+        await until('the client reset', async () => (await connect()) === 'ECONNREFUSED', 30_000);
+        const icmp = icmpAtClient();
+
+        await push(config('drop'));
+        await until(
+          'the client answered nothing',
+          async () => (await connect()) === 'timeout',
+          30_000,
+        );
+        // Neither a reset nor a drop sends any ICMP.
+        expect(icmpAtClient()).toEqual(icmp);
+        // Target Set 1 is untouched by Target Set 2's refusals.
+        expect((await client.ask(`tally ${TSA} 4`)).none).toBeUndefined();
+      }, 150_000);
+    },
+  );
+}
