@@ -7,6 +7,8 @@ test('an operator compares two revisions side by side and rolls back to the earl
   page,
   api,
 }) => {
+  // Two saves, a diff, a rollback and an axe scan: 33 s once on a loaded CI machine.
+  test.setTimeout(60_000);
   const lab = await api.lab(8);
   const [mp1, mp2] = lab.servers;
   const ts = await lab.targetSet({
