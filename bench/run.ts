@@ -18,6 +18,7 @@ const PART_TIMEOUT_MS: Record<Part, number> = {
   engine: 180_000,
   ecmp: 600_000, // 24 losses and returns of an IPFE
   ha: 1_800_000, // 20 leader takeovers, 10 store failovers of 20–40 s each
+  throttle: 300_000, // 5 floods of 10 s, each waiting for 5013 to clear
 };
 
 async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unknown>> {
@@ -52,6 +53,8 @@ async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unk
       return (await import('./parts/ecmp.ts')).runEcmp(ctx);
     case 'ha':
       return (await import('./parts/ha.ts')).runHa(ctx);
+    case 'throttle':
+      return (await import('./parts/throttle.ts')).runThrottle(ctx);
   }
 }
 

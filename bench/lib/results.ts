@@ -19,6 +19,7 @@ export const PARTS = [
   'gui',
   'engine',
   'ha',
+  'throttle',
 ] as const;
 export type Part = (typeof PARTS)[number];
 
@@ -144,6 +145,11 @@ export const ROWS: Row[] = [
   { part: 'ha', key: 'lostCommits', target: { op: '<=', value: 0 } },
   { part: 'ha', key: 'duplicateTraps', target: { op: '<=', value: 0 } },
   { part: 'ha', key: 'lostTraps' },
+  // Issue 27 item 6: the Global Packet Rate Limit under a flood at twice it (direct path).
+  { part: 'throttle', key: 'throttleForwardedRatio' },
+  { part: 'throttle', key: 'throttleForwardedOffPct', target: { op: '<=', value: 5 } },
+  { part: 'throttle', key: 'throttleHeldSurvivedPct', target: { op: '>=', value: 100 } },
+  { part: 'throttle', key: 'throttleAlarmMs' },
 ];
 
 const format = (value: unknown) =>
