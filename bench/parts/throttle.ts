@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startNamingService } from '../../apps/agent/test/direct-hosts.ts';
 import { startKernelClient } from '../../apps/agent/test/netns-topology.ts';
 import { buildSynFlood, synFlood } from '../../apps/agent/test/flood/syn-flood.ts';
 import { BENCH_TOKEN, benchDocument, persistFor } from '../lib/config.ts';
@@ -68,14 +69,8 @@ export async function runThrottle(ctx: PartContext): Promise<Record<string, unkn
         '--hold-tsa',
         TSA,
       ]);
-      net.run(s, [
-        process.execPath,
-        '--import',
-        'tsx',
-        join(ROOT, 'bench/drivers/name-echo.ts'),
-        '0.0.0.0',
-        String(PORT),
-      ]);
+      // Answers with the server's name, then echoes (the client's tally and held connections).
+      startNamingService(net.topology, s, PORT, () => {});
       net.sh(s, [
         'nft',
         `add table ip seen; add chain ip seen in { type filter hook prerouting priority -300; }; add rule ip seen in ip saddr ${FLOOD_SOURCE} tcp dport ${PORT} counter`,

@@ -41,10 +41,10 @@ export async function synFlood(
   const binary = await buildSynFlood();
   const sh = (command: string[]) => {
     const result = hosts.exec(host, command);
-    if (result.status !== 0 && !/File exists/.test(result.stderr))
+    if (result.status !== 0)
       throw new Error(`${host}: ${command.join(' ')}: ${result.stderr.trim()}`);
   };
-  sh(['ip', 'addr', 'add', `${flood.source}/32`, 'dev', 'eth0']);
+  sh(['ip', 'addr', 'replace', `${flood.source}/32`, 'dev', 'eth0']);
   sh([
     'nft',
     `add table ip synflood; add chain ip synflood in { type filter hook prerouting priority -300; }; flush chain ip synflood in; add rule ip synflood in ip daddr ${flood.source} drop`,
