@@ -61,6 +61,7 @@ import {
 } from './node-roles.ts';
 import { countersView, statusView } from './status-view.ts';
 import { ThrottleWatch } from './throttle-watch.ts';
+import { measurementSeries, measurementsView } from './measurements-view.ts';
 
 export interface AgentOptions {
   slot: IpfeSlot;
@@ -158,6 +159,10 @@ export class Agent {
       counts: this.counts,
       activeAlarms: () => this.alarms.active(),
       bgp: () => this.#bgp?.status() ?? null,
+      measurements: () => ({
+        series: measurementSeries(this.#document, this.#dataPlane.counts().measured),
+        accounting: this.#accounting(),
+      }),
     });
     // Kernel state outlives the process: a guard undoes it should the agent be killed outright.
     const traits = DATA_PATH_TRAITS[options.dataplane ?? 'userspace'];
@@ -215,8 +220,10 @@ export class Agent {
   #newDataPlane(options: AgentOptions): DataPlane {
     const now = monotonic;
     const hashSeed = hashSeedOf(options.token);
+    const accounting = () => this.#accounting();
     if (options.dataplane === 'kernel')
       return new KernelDataPlane({
+        accounting,
         guard: this.#guard,
         bytes: this.counts.bytes,
         hashSeed,
@@ -228,6 +235,7 @@ export class Agent {
     if (options.dataplane === 'direct') {
       if (!options.addressDevice) throw new Error('the direct data path needs an address device');
       return new DirectDataPlane({
+        accounting,
         guard: this.#guard,
         bytes: this.counts.bytes,
         hashSeed,
@@ -240,6 +248,7 @@ export class Agent {
       });
     }
     return new UserspaceDataPlane({
+      accounting,
       engine: () => this.#engine,
       now,
       log: this.log,
@@ -264,6 +273,11 @@ export class Agent {
 
   get document(): ConfigDocument | null {
     return this.#document;
+  }
+
+  /** Options › Accounting: the data paths count the source product’s measurements only while it is on. */
+  #accounting(): boolean {
+    return this.#document?.config.options.accounting ?? true;
   }
 
   /** What the kernel data paths forward now: the engine's plan for the TSAs this node serves. */
@@ -565,6 +579,12 @@ export class Agent {
         malformedHeartbeats: sum(this.counts.malformedHeartbeats),
       },
       bgp: this.#bgp?.status() ?? null,
+      measurements: measurementsView(
+        this.#document,
+        this.#counters(),
+        counts.measured,
+        this.#accounting(),
+      ),
       now,
       wallNow: Date.now(),
     });

@@ -9,7 +9,7 @@ import type {
 } from '@ipfe/engine';
 import type { Logger } from 'pino';
 import type { DataPath, TcpRejectOption } from '@ipfe/schema';
-import type { ByServer } from './by-server.ts';
+import { ByServer } from './by-server.ts';
 import type { SharedFlow } from './mate-link.ts';
 
 export interface Listener {
@@ -34,6 +34,25 @@ export interface DataPathCounts {
   tsaPackets?: ReadonlyMap<string, number>;
   /** The mate's connections this node knows of, where the data path learns them itself. */
   mateFlows?: number;
+  /** The source product's packet and byte measurements, as far as this data path counts them. */
+  measured: Measured;
+}
+
+/**
+ * The source product's packet and byte measurements (issue 27 item 4) as a data path counts
+ * them, totals since the agent started: by TSA, or by TSA and planned server. Null: this data
+ * path cannot count it (the user-space path sees its sockets' bytes, not packets, and no SCTP).
+ */
+export interface Measured {
+  /** RxTsaBytes: bytes received for the TSA. */
+  rxBytes: Map<string, number> | null;
+  /** RxTsaBytesSctp: of them, SCTP. */
+  rxSctpBytes: Map<string, number> | null;
+  /** TxAsBytes: bytes sent to the server for the TSA. */
+  txBytes: ByServer<number> | null;
+  /** TsaUnexpctedTcp, TsaUnexpctedSctp: packets it could not take (see nft-measurements.ts). */
+  unexpectedTcp: Map<string, number> | null;
+  unexpectedSctp: Map<string, number> | null;
 }
 
 export interface PortPackets {
@@ -117,6 +136,8 @@ export interface DataPlaneDeps {
   /** How long a connect to a server may take before the next choice is tried. */
   connectTimeoutMs(): number;
   countBytes(tsa: string, direction: 'in' | 'out', bytes: number): void;
+  /** Options › Accounting: the measurements (`Measured`) are counted only while it is on. */
+  accounting(): boolean;
 }
 
 interface Pair {
@@ -155,6 +176,9 @@ export class UserspaceDataPlane implements DataPlane {
   #pairs = new Map<ConnectionId, Pair>();
   #pending = new Set<net.Socket>();
   #accepting = true;
+  /** The bytes its connections' clients sent, by TSA, and so to their servers, by TSA and server. */
+  #received = new Map<string, number>();
+  #sent = new ByServer<number>();
 
   constructor(private readonly deps: DataPlaneDeps) {}
 
@@ -167,8 +191,23 @@ export class UserspaceDataPlane implements DataPlane {
   /** The engine chooses per connection: nothing to render. */
   async refresh(): Promise<void> {}
 
+  /**
+   * Its sockets' bytes (payload, no headers): received from clients per TSA, and as they are
+   * piped on, sent per server. It sees no packets and forwards no SCTP: those are not counted.
+   */
   counts(): DataPathCounts {
-    return { connections: this.#pairs.size, servers: null, refused: null };
+    return {
+      connections: this.#pairs.size,
+      servers: null,
+      refused: null,
+      measured: {
+        rxBytes: new Map(this.#received),
+        rxSctpBytes: null,
+        txBytes: this.#sent.map((bytes) => bytes),
+        unexpectedTcp: null,
+        unexpectedSctp: null,
+      },
+    };
   }
 
   /** Open connections are this process's sockets on the TSA: they drain before it goes. */
@@ -300,7 +339,7 @@ export class UserspaceDataPlane implements DataPlane {
           engine.close(result.id);
           return;
         }
-        this.#pipe(result.id, client, upstream, listener.tsa);
+        this.#pipe(result.id, client, upstream, listener.tsa, result.server);
       });
     };
     attempt();
@@ -312,7 +351,7 @@ export class UserspaceDataPlane implements DataPlane {
     else client.destroy();
   }
 
-  #pipe(id: ConnectionId, client: net.Socket, upstream: net.Socket, tsa: string) {
+  #pipe(id: ConnectionId, client: net.Socket, upstream: net.Socket, tsa: string, server: string) {
     const previous = this.#pairs.get(id);
     if (previous) this.#destroyPair(previous);
     const pair: Pair = { client, upstream, tsa };
@@ -323,6 +362,9 @@ export class UserspaceDataPlane implements DataPlane {
     client.on('data', (chunk: Buffer) => {
       touch();
       this.deps.countBytes(tsa, 'in', chunk.length);
+      if (!this.deps.accounting()) return;
+      this.#received.set(tsa, (this.#received.get(tsa) ?? 0) + chunk.length);
+      this.#sent.set(tsa, server, (this.#sent.get(tsa, server) ?? 0) + chunk.length);
     });
     upstream.on('data', (chunk: Buffer) => {
       touch();

@@ -5,6 +5,7 @@ import type {
   DataPlane,
   MateFlowSharing,
   PortPackets,
+  Measured,
   ServeChange,
 } from './data-plane.ts';
 import { listenersOf } from './data-plane.ts';
@@ -23,6 +24,7 @@ import { ByServer } from './by-server.ts';
 import { FlowSharing } from './flow-sharing.ts';
 import type { SharedFlow } from './mate-link.ts';
 import { listSets, nextReadAt, type NftSetElement } from './nft.ts';
+import { MEASURED_SETS, measuredOf } from './nft-measurements.ts';
 
 const REFRESH_EVERY_MS = 250;
 /**
@@ -52,6 +54,8 @@ export interface DirectDeps {
   shareFlows?(flows: SharedFlow[]): void;
   /** Whether this node has a mate to tell (else its records are read for the counts alone). */
   hasMate?(): boolean;
+  /** Options › Accounting: the measurements (nft-measurements.ts) are counted only while it is on. */
+  accounting(): boolean;
 }
 
 /**
@@ -91,6 +95,13 @@ export class DirectDataPlane implements DataPlane {
   #ports = new Map<number, PortPackets>();
   #tsaPackets = new Map<string, number>();
   #refused = new Map<number, number>();
+  #measured: Measured = {
+    rxBytes: new Map(),
+    rxSctpBytes: new Map(),
+    txBytes: new ByServer(),
+    unexpectedTcp: new Map(),
+    unexpectedSctp: new Map(),
+  };
   #connections = 0;
   readonly #flows = new FlowSharing();
 
@@ -153,6 +164,7 @@ export class DirectDataPlane implements DataPlane {
       adoption: adoptions,
       mateRecords,
       previous: this.#table,
+      accounting: this.deps.accounting(),
     });
     if (await this.#path.nft.apply(script)) {
       this.#flows.recorded(recording);
@@ -189,13 +201,16 @@ export class DirectDataPlane implements DataPlane {
   }
 
   /**
-   * The counters (opened, refused, bytes in), and with `records` the flow records: open flows per
-   * server, and what to tell the mate. Without, the last read's open flows stand.
+   * The counters (opened, refused, bytes in, the measurements), and with `records` the flow
+   * records: open flows per server, and what to tell the mate. Without, the last read's open flows
+   * stand.
    */
   async #count(now: number, records: boolean) {
     const plan = this.#plan;
     if (!plan || !this.#path.nft.programmed) return;
-    const names = [...this.#table.sets].filter((name) => records || COUNTED_SETS.has(name));
+    const names = [...this.#table.sets].filter(
+      (name) => records || COUNTED_SETS.has(name) || MEASURED_SETS.includes(name),
+    );
     const listed = await listSets('netdev', this.#path.table, names);
     if (!listed) {
       this.#path.nft.forget(); // the table is gone: program it again
@@ -213,6 +228,7 @@ export class DirectDataPlane implements DataPlane {
     this.#refused = counters.refused;
     this.#ports = counters.ports;
     this.#tsaPackets = counters.packetsIn;
+    this.#measured = measuredOf(plan, listed, (s) => this.#serverIds.get(s.address) ?? 0);
     if (records) this.#countRecords(plan, listed, now);
   }
 
@@ -248,6 +264,7 @@ export class DirectDataPlane implements DataPlane {
       ports: this.#ports,
       tsaPackets: this.#tsaPackets,
       mateFlows: this.#flows.mateFlows,
+      measured: this.#measured,
     };
   }
 

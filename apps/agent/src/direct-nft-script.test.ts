@@ -19,6 +19,7 @@ function render(p: ReturnType<typeof plan>, parts: Partial<DirectScriptInput> = 
     adoption: new Map(p.tsas.map((t) => [t.tsa, noAdoption])),
     mateRecords: new Map(),
     previous: EMPTY_TABLE,
+    accounting: true,
     ...parts,
   });
 }

@@ -1,6 +1,7 @@
 import type { Adoption, ForwardingPlan, MaglevTable, PlannedTsa } from '@ipfe/engine';
 import { bucketElements, bucketValues, nftId } from './nft.ts';
 import { forwardedPortsOf, limitDeclaration, limitName, rejectStatement } from './nft-policies.ts';
+import { DIRECT_MEASURE_CHAIN, directCount, directMeasurements } from './nft-measurements.ts';
 
 /** Flow records a TSA may hold (an nft set's bound; a full set records no more, it forwards on). */
 export const RECORDS_PER_TSA = 1_048_576;
@@ -81,6 +82,8 @@ export interface DirectScriptInput {
   /** The mate's flows to record, per TSA that takes them (its adoption's `mateRecords`). */
   readonly mateRecords: ReadonlyMap<string, readonly MateRecord[]>;
   readonly previous: DirectTableState;
+  /** Options › Accounting: the measurements (nft-measurements.ts) are counted only while it is on. */
+  readonly accounting: boolean;
 }
 
 export interface DirectScript {
@@ -226,6 +229,7 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
         `add rule ${t} ${name} meta mark set ${sid(s.address)}`,
         `add rule ${t} ${name} tcp flags & (syn | ack) == syn ${opened}`,
         `add rule ${t} ${name} sctp chunk init exists ${opened}`,
+        ...directCount(t, name, p, 'tx', input.accounting),
         `add rule ${t} ${name} fwd ${ipx} to ${s.address} device ${dev}`,
       );
     });
@@ -280,6 +284,7 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
       );
       // Mid-association (the other path of a multihomed one, or the mate's): by port, stateless.
       if (p.existingConnections) rules.push(...choose(sctp, 'sctp sport', p.existingConnections));
+      rules.push(...directCount(t, sctp, p, 'unexpectedSctp', input.accounting));
       rules.push(`add rule ${t} ${sctp} drop`);
     }
     if (p.protocols.includes('tcp')) {
@@ -299,9 +304,16 @@ export function renderDirectScript(plan: ForwardingPlan, input: DirectScriptInpu
         rules.push(...choose(adopt, `${ipx} saddr . tcp sport`, p.existingConnections));
         if (adoption?.byTable) rules.push(`add rule ${t} ${svc} meta l4proto tcp goto ${adopt}`);
       }
+      rules.push(...directCount(t, svc, p, 'unexpectedTcp', input.accounting));
       rules.push(`add rule ${t} ${svc} meta l4proto tcp reject with tcp reset`);
     }
   }
+  const measurements = directMeasurements(t, dev, plan, (s) => sid(s.address), input.accounting);
+  declarations.push(...measurements.declarations);
+  elements.push(...measurements.elements);
+  rules.push(...measurements.rules);
+  chains.add(DIRECT_MEASURE_CHAIN);
+  for (const name of measurements.sets) sets.add(name);
   // What the last configuration had and this one does not: emptied, then removed.
   const tail: string[] = [];
   for (const name of previous.maps) if (!maps.has(name)) tail.push(`delete map ${t} ${name}`);

@@ -14,7 +14,9 @@ import {
   serversByAddress,
   serversDropped,
 } from './kernel-nft-script.ts';
-import { nextReadAt, nftId, readCounters, run } from './nft.ts';
+import { listSets, nextReadAt, nftId, readCounters, run } from './nft.ts';
+import { MEASURED_SETS, measuredOf } from './nft-measurements.ts';
+import type { Measured } from './data-plane.ts';
 
 const REFRESH_EVERY_MS = 500;
 /** Listing conntrack costs in proportion to its entries (TIME_WAIT ones too, two minutes of them at a high connection rate). */
@@ -42,6 +44,8 @@ export interface KernelDeps {
   hashSeed: number;
   /** Removes the table should the agent die without a clean stop. */
   guard?: ExitGuard | null;
+  /** Options › Accounting: the measurements (nft-measurements.ts) are counted only while it is on. */
+  accounting(): boolean;
 }
 
 /**
@@ -67,6 +71,7 @@ export class KernelDataPlane implements DataPlane {
   #refused = new Map<number, number>();
   #ports = new Map<number, PortPackets>();
   #tsaPackets = new Map<string, number>();
+  #measured: Measured = NOTHING_MEASURED_YET;
   /** "TSA|address" pairs the applied configuration forwards, and its revision. */
   #pairs: Set<string> | null = null;
   #pairsRevision = -1;
@@ -108,6 +113,7 @@ export class KernelDataPlane implements DataPlane {
     }
     if (now >= this.#nextCounterRead) {
       await this.#readCounters();
+      await this.#readMeasurements(plan);
       this.#nextCounterRead = nextReadAt(now, this.deps.now(), COUNTER_READS);
     }
     const countFrom = this.deps.now();
@@ -116,7 +122,11 @@ export class KernelDataPlane implements DataPlane {
       this.#nextCount = nextReadAt(countFrom, this.deps.now(), COUNT_READS);
     }
     await this.#path.nft.apply(
-      renderKernelScript(plan, { table: this.#path.table, hashSeed: this.deps.hashSeed }),
+      renderKernelScript(plan, {
+        table: this.#path.table,
+        hashSeed: this.deps.hashSeed,
+        accounting: this.deps.accounting(),
+      }),
     );
   }
 
@@ -183,6 +193,14 @@ export class KernelDataPlane implements DataPlane {
     this.#tsaPackets = tsaPackets;
   }
 
+  /** The measurements' counted sets (nft-measurements.ts), by the plan being served. */
+  async #readMeasurements(plan: ForwardingPlan) {
+    if (!this.#path.nft.programmed) return;
+    const listed = await listSets('inet', this.#path.table, MEASURED_SETS);
+    // Sets of a family the plan does not have are not there: what is listed is what is counted.
+    if (listed) this.#measured = measuredOf(plan, listed, (s) => s.address);
+  }
+
   /** Connections in conntrack, per "TSA|server"; refusals per Target Set since the start. */
   counts(): DataPathCounts {
     const servers = this.#opened.map((opened, tsa, server) => ({
@@ -195,6 +213,7 @@ export class KernelDataPlane implements DataPlane {
       refused: this.#refused,
       ports: this.#ports,
       tsaPackets: this.#tsaPackets,
+      measured: this.#measured,
     };
   }
 
@@ -231,6 +250,15 @@ export class KernelDataPlane implements DataPlane {
     await this.#path.nft.remove();
   }
 }
+
+/** Every measurement counted, none yet: what the kernel path reports before its first read. */
+const NOTHING_MEASURED_YET: Measured = {
+  rxBytes: new Map(),
+  rxSctpBytes: new Map(),
+  txBytes: new ByServer(),
+  unexpectedTcp: new Map(),
+  unexpectedSctp: new Map(),
+};
 
 /** Deletes the TCP conntrack entries matching these filters (none matching is not an error). */
 async function deleteEntries(filters: string[]) {

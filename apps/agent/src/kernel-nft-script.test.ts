@@ -10,7 +10,7 @@ import {
 import { plan, server, table, tsa } from './plan-fixtures.ts';
 
 const render = (p: ReturnType<typeof plan>) =>
-  renderKernelScript(p, { table: 'ipfe_a1', hashSeed: 7 }).trimEnd().split('\n');
+  renderKernelScript(p, { table: 'ipfe_a1', hashSeed: 7, accounting: true }).trimEnd().split('\n');
 
 describe('the kernel path’s nft script', () => {
   it.each([
@@ -51,7 +51,7 @@ describe('the kernel path’s nft script', () => {
     {
       case: 'renders nothing for an SCTP-only TSA (the path forwards TCP)',
       p: plan([tsa('192.0.2.1', { protocols: ['sctp'] })]),
-      part: '192.0.2.1',
+      part: 'daddr 192.0.2.1',
       expected: [],
     },
   ])('$case', ({ p, part, expected }) => {

@@ -2,19 +2,23 @@ import net from 'node:net';
 import type { ForwardingPlan, PlannedTsa } from '@ipfe/engine';
 import { bucketElements, bucketValues, nftId } from './nft.ts';
 import { forwardedPortsOf, limitDeclaration, limitName, rejectStatement } from './nft-policies.ts';
+import { kernelMeasurements } from './nft-measurements.ts';
 
 export interface KernelScriptOptions {
   /** The agent's own table (`ipfe_<slot>`, family inet). */
   table: string;
   /** The seed of the bucket hash, the same on both mates (see KernelDeps.hashSeed). */
   hashSeed: number;
+  /** Options › Accounting: the measurements (nft-measurements.ts) are counted only while it is on. */
+  accounting: boolean;
 }
 
 /**
  * The kernel path's nft script for a plan (pure): per served TSA and port, new connections are
  * DNATed through a bucket map hashed on source address and port, the reply path is SNATed to the
- * TSA, Delete Age is a `ct timeout` policy, and refusals and bytes are named counters. It replaces
- * the table's rules in one transaction.
+ * TSA, Delete Age is a `ct timeout` policy, and refusals and bytes are named counters; the
+ * measurements of nft-measurements.ts are counted while Accounting is on. It replaces the table's
+ * rules in one transaction.
  */
 export function renderKernelScript(plan: ForwardingPlan, options: KernelScriptOptions): string {
   const t = `inet ${options.table}`;
@@ -51,6 +55,8 @@ export function renderKernelScript(plan: ForwardingPlan, options: KernelScriptOp
       `add rule ${t} traffic ct original ${ipx} daddr ${tsa} ct direction reply counter name "out_${id}"`,
     );
   }
+  const measurements = kernelMeasurements(t, plan, options.accounting);
+  lines.push(...measurements.declarations, ...measurements.elements, ...measurements.rules);
   return lines.join('\n') + '\n';
 }
 

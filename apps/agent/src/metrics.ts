@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { EngineCounters } from '@ipfe/engine';
 import type { AgentBgpStatus } from '@ipfe/schema';
+import type { MeasurementSeries } from './measurements-view.ts';
 
 export interface AgentCounts {
   heartbeats: Map<string, number>;
@@ -33,6 +34,8 @@ export function createMetrics(source: {
   activeAlarms(): { code: number }[];
   /** The BGP speaker's sessions and announcements (active-active), or null. */
   bgp?: () => AgentBgpStatus | null;
+  /** The source product's measurements (measurements-view.ts), and whether Accounting is on. */
+  measurements?: () => { series: MeasurementSeries; accounting: boolean };
 }): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ slot: source.slot });
@@ -80,7 +83,7 @@ export function createMetrics(source: {
   });
   new Counter({
     name: 'ipfe_connections_refused_total',
-    help: 'Connections refused, per Target Set and reason',
+    help: 'Connections refused, per Target Set and reason; reason "no-server" is the source product’s TxReject (no server could take the connection)',
     labelNames: ['target_set', 'reason'],
     registers: [registry],
     collect() {
@@ -137,6 +140,7 @@ export function createMetrics(source: {
       for (const [server, n] of source.counts.malformedHeartbeats) this.inc({ server }, n);
     },
   });
+  addMeasurements(registry, source.measurements);
   const simple = (name: string, help: string, read: () => number) =>
     new Counter({
       name,
@@ -182,4 +186,72 @@ export function createMetrics(source: {
     },
   });
   return registry;
+}
+
+/**
+ * The source product's measurements (issue 27 item 4), its name in each HELP. A series a data path
+ * does not count is absent. While Accounting is off the packet and byte measurements stand still.
+ */
+function addMeasurements(
+  registry: Registry,
+  read: (() => { series: MeasurementSeries; accounting: boolean }) | undefined,
+) {
+  const series = () => read?.().series;
+  const perTsa = (
+    name: string,
+    help: string,
+    pick: (s: MeasurementSeries) => { targetSet: number; tsa: string; value: number }[] | null,
+  ) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['target_set', 'tsa'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const values = series();
+        for (const v of (values && pick(values)) ?? [])
+          this.inc({ target_set: String(v.targetSet), tsa: v.tsa }, v.value);
+      },
+    });
+  perTsa(
+    'ipfe_tsa_rx_bytes_total',
+    'RxTsaBytes: bytes received for the TSA (IP packets; on the user-space path, its connections’ payload)',
+    (s) => s.rxBytes,
+  );
+  perTsa(
+    'ipfe_tsa_rx_sctp_bytes_total',
+    'RxTsaBytesSctp: SCTP bytes received for the TSA (not counted on the user-space path, which forwards no SCTP)',
+    (s) => s.rxSctpBytes,
+  );
+  new Counter({
+    name: 'ipfe_server_tx_bytes_total',
+    help: 'TxAsBytes: bytes sent to the application server for the TSA (on the user-space path, payload)',
+    labelNames: ['target_set', 'tsa', 'server'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const v of series()?.txBytes ?? [])
+        this.inc({ target_set: String(v.targetSet), tsa: v.tsa, server: v.server }, v.value);
+    },
+  });
+  new Counter({
+    name: 'ipfe_tsa_unexpected_packets_total',
+    help: 'TsaUnexpctedTcp (protocol "tcp"), TsaUnexpctedSctp (protocol "sctp"): packets to the TSA that belong to no known connection and do not open one, or of a protocol its Target Set does not carry (not counted on the user-space path, which sees no packets)',
+    labelNames: ['target_set', 'tsa', 'protocol'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const v of series()?.unexpected ?? [])
+        this.inc({ target_set: String(v.targetSet), tsa: v.tsa, protocol: v.protocol }, v.value);
+    },
+  });
+  new Gauge({
+    name: 'ipfe_accounting',
+    help: 'Options › Accounting: 1 while on; while 0 the packet and byte measurements (RxTsaBytes, RxTsaBytesSctp, TxAsBytes, TsaUnexpcted*) stand still',
+    registers: [registry],
+    collect() {
+      this.set(read?.().accounting === false ? 0 : 1);
+    },
+  });
 }

@@ -1,6 +1,7 @@
 import type { EngineCounters, EngineStatus, TsaRoles } from '@ipfe/engine';
 import type {
   AgentAlarm,
+  AgentMeasurements,
   AgentStatus,
   ConfigDocument,
   DataPath,
@@ -74,6 +75,8 @@ export interface StatusInputs {
   alarmHistory: readonly AgentAlarm[];
   counts: Omit<AgentStatus['counters'], 'mateFlows'>;
   bgp: AgentStatus['bgp'];
+  /** measurementsView's. */
+  measurements: AgentMeasurements;
   /** Monotonic ms now, and the wall clock's ms now: engine times are monotonic. */
   now: number;
   wallNow: number;
@@ -129,5 +132,6 @@ export function statusView(inputs: StatusInputs): AgentStatus {
     alarmHistory: [...inputs.alarmHistory],
     counters: { ...inputs.counts, mateFlows: inputs.dataPath.counts.mateFlows },
     bgp: inputs.bgp,
+    measurements: inputs.measurements,
   };
 }
