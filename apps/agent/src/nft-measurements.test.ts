@@ -36,25 +36,31 @@ const having = (lines: string[], part: string) => lines.filter((l) => l.includes
 describe('the kernel path’s measurements', () => {
   it.each([
     {
-      case: 'every packet to a TSA as bytes received, SCTP ones apart, before DNAT',
-      part: 'measure_in ip',
+      case: 'every packet of a client to a TSA as bytes received, SCTP ones apart, before DNAT',
+      part: 'measure_in ct direction original ip',
       expected: [
-        'add rule inet ipfe_a1 measure_in ip daddr @rx4',
-        'add rule inet ipfe_a1 measure_in ip daddr . tcp dport @tcpports4 ct state new tcp flags & (fin | syn | rst | ack) != syn ip daddr @utcp4',
-        'add rule inet ipfe_a1 measure_in ip6 daddr @rx6',
-        'add rule inet ipfe_a1 measure_in ip6 daddr . tcp dport @tcpports6 ct state new tcp flags & (fin | syn | rst | ack) != syn ip6 daddr @utcp6',
+        'add rule inet ipfe_a1 measure_in ct direction original ip daddr @rx4',
+        'add rule inet ipfe_a1 measure_in ct direction original ip6 daddr @rx6',
       ],
     },
     {
       case: 'TCP to a TSA whose Target Set carries none, and every SCTP packet, as unexpected',
-      part: 'measure_in meta l4proto',
+      part: '@u',
       expected: [
-        'add rule inet ipfe_a1 measure_in meta l4proto sctp ip daddr @rxsctp4',
-        'add rule inet ipfe_a1 measure_in meta l4proto tcp ip daddr @notcp4 ip daddr @utcp4',
+        'add rule inet ipfe_a1 measure_in ct direction original meta l4proto tcp ip daddr @notcp4 ip daddr @utcp4',
+        'add rule inet ipfe_a1 measure_in ip daddr . tcp dport @tcpports4 ct state new tcp flags & (fin | syn | rst | ack) != syn ip daddr @utcp4',
         'add rule inet ipfe_a1 measure_in meta l4proto sctp ip daddr @usctp4',
-        'add rule inet ipfe_a1 measure_in meta l4proto sctp ip6 daddr @rxsctp6',
-        'add rule inet ipfe_a1 measure_in meta l4proto tcp ip6 daddr @notcp6 ip6 daddr @utcp6',
+        'add rule inet ipfe_a1 measure_in ct direction original meta l4proto tcp ip6 daddr @notcp6 ip6 daddr @utcp6',
+        'add rule inet ipfe_a1 measure_in ip6 daddr . tcp dport @tcpports6 ct state new tcp flags & (fin | syn | rst | ack) != syn ip6 daddr @utcp6',
         'add rule inet ipfe_a1 measure_in meta l4proto sctp ip6 daddr @usctp6',
+      ],
+    },
+    {
+      case: 'the SCTP bytes of clients apart',
+      part: 'measure_in ct direction original meta l4proto sctp',
+      expected: [
+        'add rule inet ipfe_a1 measure_in ct direction original meta l4proto sctp ip daddr @rxsctp4',
+        'add rule inet ipfe_a1 measure_in ct direction original meta l4proto sctp ip6 daddr @rxsctp6',
       ],
     },
     {

@@ -102,17 +102,26 @@ function setsOf(
   return { declarations, elements, sets };
 }
 
-/** The rules of the received bytes, SCTP bytes and packets of a protocol a TSA does not carry. */
-function receivedRules(t: string, chain: string, family: Family, noSctp: boolean): string[] {
+/**
+ * The rules of the received bytes, SCTP bytes and packets of a protocol a TSA does not carry, in
+ * `chain` after `from` (what selects the clients' packets among those to a TSA).
+ */
+function receivedRules(
+  t: string,
+  chain: string,
+  family: Family,
+  options: { noSctp: boolean; from: string },
+): string[] {
   const ipx = ipxOf(family);
+  const head = `add rule ${t} ${chain} ${options.from}`;
   const rules = [
-    `add rule ${t} ${chain} ${ipx} daddr @${MEASURED.rx[family]}`,
-    `add rule ${t} ${chain} meta l4proto sctp ${ipx} daddr @${MEASURED.rxSctp[family]}`,
-    `add rule ${t} ${chain} meta l4proto tcp ${ipx} daddr @${SELECTS.noTcp[family]} ${ipx} daddr @${MEASURED.unexpectedTcp[family]}`,
+    `${head}${ipx} daddr @${MEASURED.rx[family]}`,
+    `${head}meta l4proto sctp ${ipx} daddr @${MEASURED.rxSctp[family]}`,
+    `${head}meta l4proto tcp ${ipx} daddr @${SELECTS.noTcp[family]} ${ipx} daddr @${MEASURED.unexpectedTcp[family]}`,
   ];
-  if (noSctp)
+  if (options.noSctp)
     rules.push(
-      `add rule ${t} ${chain} meta l4proto sctp ${ipx} daddr @${SELECTS.noSctp[family]} ${ipx} daddr @${MEASURED.unexpectedSctp[family]}`,
+      `${head}meta l4proto sctp ${ipx} daddr @${SELECTS.noSctp[family]} ${ipx} daddr @${MEASURED.unexpectedSctp[family]}`,
     );
   return rules;
 }
@@ -120,7 +129,7 @@ function receivedRules(t: string, chain: string, family: Family, noSctp: boolean
 /**
  * The kernel path's measurements, a part of its script of their own: two chains (after
  * conntrack, before the rate limit's throttle and DNAT; and where forwarded packets pass, after
- * it). Received: every packet to a TSA of the plan, those the rate limit then drops too. Sent to a server: the forwarded packets of a TSA's connections in the
+ * it). Received: every packet to a TSA of the plan from its clients, those the rate limit then drops too. Sent to a server: the forwarded packets of a TSA's connections in the
  * client's direction, by where DNAT sent them. Unexpected TCP: a packet conntrack takes for a new
  * connection without a SYN (what the path answers with a reset), or to a TSA whose Target Set
  * carries no TCP. Unexpected SCTP: every SCTP packet, since this path forwards none.
@@ -147,7 +156,11 @@ export function kernelMeasurements(
     for (const family of families(plan)) {
       const ipx = ipxOf(family);
       rules.push(
-        ...receivedRules(t, 'measure_in', family, false),
+        // The servers' replies come to the TSA too (the path SNATs to it): the clients' only.
+        ...receivedRules(t, 'measure_in', family, {
+          noSctp: false,
+          from: 'ct direction original ',
+        }),
         `add rule ${t} measure_in ${ipx} daddr . tcp dport @${SELECTS.tcpPorts[family]} ct state new tcp flags & (fin | syn | rst | ack) != syn ${ipx} daddr @${MEASURED.unexpectedTcp[family]}`,
         `add rule ${t} measure_in meta l4proto sctp ${ipx} daddr @${MEASURED.unexpectedSctp[family]}`,
         `add rule ${t} measure_out ct direction original ct original ${ipx} daddr . ${ipx} daddr @${MEASURED.tx[family]}`,
@@ -183,7 +196,9 @@ export function directMeasurements(
     `flush chain ${t} ${DIRECT_MEASURE_CHAIN}`,
   ];
   const rules = accounting
-    ? families(plan).flatMap((family) => receivedRules(t, DIRECT_MEASURE_CHAIN, family, true))
+    ? families(plan).flatMap((family) =>
+        receivedRules(t, DIRECT_MEASURE_CHAIN, family, { noSctp: true, from: '' }),
+      )
     : [];
   return { declarations: [...head, ...declarations], elements, rules, sets };
 }
