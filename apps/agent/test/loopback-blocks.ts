@@ -15,6 +15,7 @@ export const LOOPBACK_BLOCKS: Readonly<Record<string, number>> = {
   'limits.test.ts': 39,
   'active-active-paths.test.ts': 46,
   'host-alarms.test.ts': 47,
+  'userspace-measurements.test.ts': 48,
   'diameter/diameter.test.ts': 153,
   'direct-sctp.test.ts': 215,
 };
