@@ -92,6 +92,38 @@ describe('the Imbalance Detection Throughput Minimum', () => {
     expect(judged(pps, min)).toEqual(sides);
   });
 
+  it.each([
+    {
+      case: 'packets first counted at the last sample: no rate yet, not judged',
+      counts: [undefined, undefined, 1_000_000],
+      sides: [],
+    },
+    {
+      case: 'first counted midway: the rate from there (100,000/s), judged',
+      counts: [undefined, 0, 1_000_000],
+      sides: ['high', 'low'],
+    },
+    {
+      case: 'first counted midway at a rate below the minimum: not judged',
+      counts: [undefined, 0, 100_000],
+      sides: [],
+    },
+    {
+      case: 'counters that went back (a table made anew): no rate, not judged',
+      counts: [5_000_000, 6_000_000, 1_000],
+      sides: [],
+    },
+  ])('$case', ({ counts, sides }) => {
+    const watch = new BalanceWatch();
+    const packets = (n: number | undefined) => (n === undefined ? new Map() : new Map([[1, n]]));
+    watch.record(0, counters([0, 0]), packets(counts[0]));
+    watch.record(5_000, counters([70, 30]), packets(counts[1]));
+    watch.record(15_000, counters([140, 60]), packets(counts[2]));
+    expect(watch.outOfBalance(status(), new Set([1]), 10, 20_000).map((f) => f.side)).toEqual(
+      sides,
+    );
+  });
+
   it('sums a Target Set’s packets over its TSAs', () => {
     const document = testDocument(1, (c) => {
       c.targetSets[0]!.secondary = { address: '192.0.2.110', activeIpfe: 'A1' };

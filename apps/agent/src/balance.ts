@@ -72,12 +72,7 @@ export class BalanceWatch {
     const found: { targetSet: number; server: string; text: string; side: 'high' | 'low' }[] = [];
     for (const ts of status.targetSets) {
       if (!targetSets.has(ts.number) || ts.disabled) continue;
-      const packetsThen = first.packets.get(ts.number);
-      const packetsNow = last.packets.get(ts.number);
-      if (packetsThen !== undefined && packetsNow !== undefined) {
-        const pps = (packetsNow - packetsThen) / ((last.at - first.at) / 1000);
-        if (pps < minPps) continue;
-      }
+      if (this.#belowMinimum(ts.number, minPps)) continue;
       const delta = (address: string) =>
         (last.opened.get(`${ts.number}|${address}`) ?? 0) -
         (first.opened.get(`${ts.number}|${address}`) ?? 0);
@@ -104,5 +99,21 @@ export class BalanceWatch {
       }
     }
     return found;
+  }
+
+  /**
+   * Whether a Target Set's packets a second over the window are below the minimum. A data path
+   * that counts packets (the last sample has the Target Set's) but has no earlier count of them
+   * in the window (its counters were read for the first time, or went back: a table made anew)
+   * gives no rate yet, and a Target Set is not judged without one. A path that counts none is.
+   */
+  #belowMinimum(targetSet: number, minPps: number): boolean {
+    const last = this.#samples.at(-1)!;
+    const now = last.packets.get(targetSet);
+    if (now === undefined) return false;
+    const then = this.#samples.find((s) => s !== last && s.packets.has(targetSet));
+    const packetsThen = then?.packets.get(targetSet);
+    if (!then || packetsThen === undefined || packetsThen > now) return true;
+    return (now - packetsThen) / ((last.at - then.at) / 1000) < minPps;
   }
 }

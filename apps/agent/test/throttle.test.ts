@@ -22,8 +22,8 @@ import type { DataPath } from '../src/data-paths.ts';
  * The Options that are not about one Target Set, on the paths that render them in nftables
  * (issue 27 item 3), with real traffic: the Global Packet Rate Limit against a SYN flood at three
  * times it (packets above it dropped, held connections unharmed, 5100 and 5013 raised, 5013
- * cleared once the drops have stopped 5 s), and the ICMP reject choices as the client receives
- * them. One topology per path: a client, A1 alone, two servers.
+ * cleared once the drops have stopped 5 s), the ICMP reject choices as the client receives
+ * them, and Out of Balance judged only at the Imbalance Detection Throughput Minimum. One topology per path: a client, A1 alone, two servers.
  */
 const PORT = 3868;
 const LIMIT_PPS = 1000; // the lowest the Options allow
@@ -55,15 +55,19 @@ for (const { path, subnet, tools } of PATHS) {
   let client: KernelClient;
   let revision = 1;
 
-  const config = (tcpRejectOption: TcpRejectOption = 'tcpReset'): Configuration =>
+  const config = (
+    tcpRejectOption: TcpRejectOption = 'tcpReset',
+    balance: { weights: [number, number]; imbalanceMinPps: number } | null = null,
+  ): Configuration =>
     configurationShape.parse({
       options: {
         ipfe: { A1: { address: hosts.a1 } },
         forwardedPorts: [PORT],
         connectTimeoutS: 2,
         connectTryIntervalS: 1,
-        packetRateLimitPps: LIMIT_PPS,
+        packetRateLimitPps: balance ? 500_000 : LIMIT_PPS,
         tcpRejectOption,
+        ...(balance && { imbalanceThresholdPct: 1, imbalanceMinPps: balance.imbalanceMinPps }),
       },
       xsiNetworks: [{ name: 'xsi', cidr: `${subnet}.0/24` }],
       appServers: withPortSlices([
@@ -77,7 +81,10 @@ for (const { path, subnet, tools } of PATHS) {
           family: 'ipv4',
           algorithm: 'hash',
           primary: { address: TSA, activeIpfe: 'A1' },
-          servers: [{ address: hosts.s1 }, { address: hosts.s2 }],
+          servers: [
+            { address: hosts.s1, weight: balance?.weights[0] ?? 100 },
+            { address: hosts.s2, weight: balance?.weights[1] ?? 100 },
+          ],
         },
         {
           number: 2,
@@ -191,6 +198,46 @@ for (const { path, subnet, tools } of PATHS) {
         topology.remove();
         rmSync(dir, { recursive: true, force: true });
       });
+
+      // Direct path only: the kernel path counts a server's new connections from conntrack
+      // listings that skip closed ones, so the short connections this test makes are not seen
+      // there (a known gap, noted on issue 27). First, before the flood, whose entries slow those
+      // listings down.
+      if (path === 'direct')
+        it('judges Out of Balance only at the Imbalance Detection Throughput Minimum', async () => {
+          // 200 new connections all to s1 (s2 weighted 0), then both weighted alike: over the last
+          // minute s1 took 100 % where 50 % is expected now. The traffic was far below 10,000,000
+          // packets/s: no alarm; with a minimum of 0 the same minute raises 5008 for s1, 5007 for s2.
+          await push(config('tcpReset', { weights: [100, 0], imbalanceMinPps: 10_000_000 }));
+          await until('s2 takes no new connection', async () => {
+            const tally = await client.ask(`tally ${TSA} 10`);
+            return tally.s1 === 10;
+          });
+          const tally = await client.ask(`tally ${TSA} 200`);
+          expect(tally.s1).toBe(200);
+          await push(config('tcpReset', { weights: [100, 100], imbalanceMinPps: 10_000_000 }));
+          // The balance is sampled every 5 s: two samples past the push, and still nothing.
+          await new Promise((r) => setTimeout(r, 11_000));
+          const below = await alarms();
+          expect(below.filter((a) => /^500[78] /.test(a))).toEqual([]);
+
+          await push(config('tcpReset', { weights: [100, 100], imbalanceMinPps: 0 }));
+          const raised = await until(
+            '5008 for s1 and 5007 for s2',
+            async () => {
+              const now = await alarms();
+              return now.includes(`5008 ${hosts.s1}`) && now.includes(`5007 ${hosts.s2}`)
+                ? now
+                : null;
+            },
+            20_000,
+          );
+          expect(raised.filter((a) => /^500[78] /.test(a)).sort()).toEqual([
+            `5007 ${hosts.s2}`,
+            `5008 ${hosts.s1}`,
+          ]);
+          await push(config());
+        }, 90_000);
 
       it('drops what a flood sends above the limit, keeps the held connections, raises 5100 and 5013 and clears 5013 5 s after the drops', async () => {
         const held = await client.ask(`hold ${TSA} ${HELD}`);
