@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IPFE_SLOTS } from './limits.ts';
+import { agentMeasurementsSchema } from './measurements.ts';
 
 /** The agent's data paths (SPEC §4.2): user space, kernel NAT, and direct (transparent). */
 export const DATA_PATHS = ['userspace', 'kernel', 'direct'] as const;
@@ -100,6 +101,11 @@ export const agentStatusSchema = z.object({
     mateFlows: z.number().optional(),
   }),
   bgp: agentBgpStatusSchema.nullable().optional(),
+  /**
+   * The source product's measurements (measurements.ts): totals per Target Set and server, null
+   * where the data path cannot count one. An agent from before them reports none.
+   */
+  measurements: agentMeasurementsSchema.optional(),
 });
 
 export type AgentStatus = z.output<typeof agentStatusSchema>;

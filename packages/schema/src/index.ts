@@ -17,6 +17,7 @@ export * from './document.ts';
 export * from './issues.ts';
 export * from './zod-issues.ts';
 export * from './heartbeat.ts';
+export * from './measurements.ts';
 export * from './agent-status.ts';
 export * from './responses.ts';
 export * from './keyed-config.ts';
