@@ -9,7 +9,7 @@ test.describe('as an operator', () => {
   test.use({ storageState: authFile('operator') });
 
   test('every page passes an axe scan for WCAG 2 A and AA', async ({ page, api }) => {
-    // Eighteen pages, each loaded and scanned: about a second apiece.
+    // Twenty pages, each loaded and scanned: about a second apiece.
     test.setTimeout(120_000);
     const lab = await api.lab(9);
     const ts = await lab.targetSet({
@@ -36,6 +36,7 @@ test.describe('as an operator', () => {
       ['/peer-node-groups', 'Peer Node Groups'],
       ['/peer-node-groups/insert', 'Peer Node Groups [Insert]'],
       ['/peer-node-groups/e2e-9-peers/edit', 'Peer Node Groups [Edit]'],
+      ['/measurements', 'Measurements'],
       ['/revisions', 'Revisions'],
       ['/import', 'Import'],
       [`/revisions/${revisions}`, `Revision ${revisions}`],

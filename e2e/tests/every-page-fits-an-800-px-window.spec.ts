@@ -101,6 +101,7 @@ test('an operator in an 800-px window reaches every page through the folded menu
     ['/peer-node-groups', 'Peer Node Groups'],
     ['/status', 'Status & Manage'],
     ['/alarms', 'Alarms'],
+    ['/measurements', 'Measurements'],
     ['/revisions', 'Revisions'],
     ['/import', 'Import'],
     ['/users', 'Users'],

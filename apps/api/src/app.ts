@@ -22,6 +22,8 @@ import agentSyncRepository from './repositories/agent-sync-repository.ts';
 import agentSync from './plugins/agent-sync.ts';
 import { AGENT_START_GRACE_MS } from './services/unreachable-alarm.ts';
 import ipfeRoutes from './routes/ipfe.ts';
+import measurementRoutes from './routes/measurements.ts';
+import { MEASUREMENT_WINDOW } from './domain/measurement-rates.ts';
 import auditRepository from './repositories/audit-repository.ts';
 import audit from './plugins/audit.ts';
 import auditRoutes from './routes/audit.ts';
@@ -95,6 +97,7 @@ export async function buildApp(options: AppOptions) {
     backoffMaxMs: options.agentSync?.backoffMaxMs ?? 5000,
     startGraceMs: options.agentSync?.startGraceMs ?? AGENT_START_GRACE_MS,
     agentCa: options.agentSync?.agentCa,
+    measurementWindow: options.agentSync?.measurementWindow ?? MEASUREMENT_WINDOW,
   });
   await app.register(snmpTraps);
   await app.register(metrics);
@@ -120,6 +123,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(apiTokenRoutes);
   await app.register(configurationRoutes);
   await app.register(ipfeRoutes);
+  await app.register(measurementRoutes);
   await app.register(auditRoutes);
   await app.register(web, { root: options.webRoot });
   return app;

@@ -110,6 +110,7 @@ describe('the OpenAPI document, as a client generator reads it', () => {
       'GET /api/ipfe listIpfeSlots',
       'GET /api/ipfe/{slot}/status getAgentStatus',
       'GET /api/alarms listAlarms',
+      'GET /api/measurements getMeasurements',
       'GET /api/audit listAuditEntries',
     ]);
     for (const { name, operation } of all) expect(operation.summary, name).toMatch(/\w{3}/);

@@ -354,3 +354,47 @@ export const oamMemberSchema = z.object({
 });
 export type OamMember = z.output<typeof oamMemberSchema>;
 export const oamListViewSchema = z.object({ items: z.array(oamMemberSchema) });
+
+// ---- the source product's measurements (GET /api/measurements)
+
+/** A total since the agents started, or a rate per second; null: "not counted" by every agent. */
+const measured = z.number().nonnegative().nullable();
+const targetSetValues = {
+  rxBytes: measured,
+  rxSctpBytes: measured,
+  rejected: measured,
+  unexpectedTcp: measured,
+  unexpectedSctp: measured,
+};
+
+/** The rates of the step of the last hour that begins `at` (per second, summed over the IPFEs). */
+export const targetSetRatesSchema = z.object({ at: z.string(), ...targetSetValues });
+export type TargetSetRates = z.output<typeof targetSetRatesSchema>;
+export const serverRatesSchema = z.object({ at: z.string(), txBytes: measured });
+export type ServerRates = z.output<typeof serverRatesSchema>;
+
+export const measurementsViewSchema = z.object({
+  /** How far back the rates go, and the width of each of their steps. */
+  windowSeconds: z.number(),
+  stepSeconds: z.number(),
+  /** Options › Accounting of the running configuration: off, packet and byte counts stand still. */
+  accounting: z.boolean(),
+  /** The IPFEs whose agents report measurements now. */
+  reporting: z.array(z.enum(IPFE_SLOTS)),
+  /** Per Target Set of the running configuration, and per server of it. */
+  targetSets: z.array(
+    z.object({
+      number: z.number(),
+      tsa: z.string(),
+      /** The current totals, summed over the reporting IPFEs. */
+      totals: z.object(targetSetValues),
+      /** Oldest first; a step no IPFE reported is left out. */
+      rates: z.array(targetSetRatesSchema),
+      servers: z.array(
+        z.object({ address: z.string(), txBytes: measured, rates: z.array(serverRatesSchema) }),
+      ),
+    }),
+  ),
+});
+export type MeasurementsView = z.output<typeof measurementsViewSchema>;
+export type TargetSetMeasurementsView = MeasurementsView['targetSets'][number];

@@ -15,6 +15,12 @@ import { createAgentClient, type AgentClient } from './agent-client.ts';
 import { unservedOf } from '../domain/serving.ts';
 import { AlarmMirror } from './alarm-mirror.ts';
 import {
+  keepSample,
+  measurementsView,
+  type MeasurementSample,
+  type SampleWindow,
+} from '../domain/measurement-rates.ts';
+import {
   initialSync,
   nextSync,
   type Backoff,
@@ -38,6 +44,8 @@ export interface AgentSyncOptions {
   startGraceMs: number;
   /** PEM of the CA that signed the agents' certificates: the agents are then spoken to over HTTPS. */
   agentCa?: string;
+  /** How long the agents' measurements are kept, one sample per step (default 1 h, 10 s). */
+  measurementWindow: SampleWindow;
 }
 
 /** How a push ended (its answer, or none) and how long it took: what the OAM's metrics count. */
@@ -52,6 +60,8 @@ interface Slot {
   target: string | null;
   timer: NodeJS.Timeout | null;
   status: AgentStatus | null;
+  /** The agent's measurements of the last window, oldest first. */
+  measurements: readonly MeasurementSample[];
 }
 
 /**
@@ -115,6 +125,7 @@ export class AgentSync {
         target: null,
         timer: null,
         status: null,
+        measurements: [],
       });
     }
   }
@@ -187,7 +198,10 @@ export class AgentSync {
     const config = running.config;
     for (const [slotName, slot] of this.#slots) {
       slot.target = targetOf(config, slotName, this.#client.scheme);
-      if (!slot.target) slot.status = null;
+      if (!slot.target) {
+        slot.status = null;
+        slot.measurements = [];
+      }
       this.#step(slotName, { kind: 'commit', latest, configured: slot.target !== null });
     }
   }
@@ -327,6 +341,10 @@ export class AgentSync {
       return;
     }
     slot.status = status;
+    if (status.measurements) {
+      const sample = { at: Date.now(), boot: status.boot, measurements: status.measurements };
+      slot.measurements = keepSample(slot.measurements, sample, this.options.measurementWindow);
+    }
     if (!this.#leading) return;
     const desired = slot.sync.record.desiredRevision;
     const desiredSha256 =
@@ -391,6 +409,20 @@ export class AgentSync {
   notServed(ts: TargetSet, running: Configuration): string | null {
     const [first] = unservedOf(running, ts, this.statuses());
     return first ? `${first.tsa}: ${first.reason}` : null;
+  }
+
+  /** The measurements of the Target Sets of `config`: totals now, rates of the last window. */
+  measurements(config: Configuration, now = Date.now()) {
+    return measurementsView({
+      targetSets: config.targetSets,
+      accounting: config.options.accounting,
+      rings: new Map([...this.#slots].map(([name, slot]) => [name, slot.measurements])),
+      latest: new Map(
+        [...this.#slots].map(([name, slot]) => [name, slot.status?.measurements ?? null]),
+      ),
+      now,
+      window: this.options.measurementWindow,
+    });
   }
 
   statuses(): Map<IpfeSlot, AgentStatus | null> {

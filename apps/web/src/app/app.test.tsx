@@ -19,6 +19,7 @@ describe('the application shell', () => {
       'Target Sets',
       'Status & Manage',
       'Alarms',
+      'Measurements',
       'XSI Networks',
       'Application Servers',
       'Peer Node Groups',

@@ -103,6 +103,7 @@ export const routes: RouteObject[] = [
       },
       { path: 'status', element: page(otherPages, (m) => m.StatusRoute) },
       { path: 'alarms', element: page(otherPages, (m) => m.AlarmsRoute) },
+      { path: 'measurements', element: page(otherPages, (m) => m.MeasurementsRoute) },
       { path: 'revisions', element: page(otherPages, (m) => m.RevisionsRoute) },
       { path: 'import', element: editor(page(otherPages, (m) => m.ImportRoute)) },
       { path: 'revisions/diff', element: page(otherPages, (m) => m.RevisionDiffRoute) },

@@ -1,6 +1,7 @@
 import type {
   AgentStatus,
   AppServer,
+  MeasurementsView,
   IpfeSlot,
   OamMember,
   Options,
@@ -30,6 +31,8 @@ export interface FakeState {
   ipfe: IpfeView;
   agentStatus: Partial<Record<IpfeSlot, AgentStatus | null>>;
   alarms: AlarmsView;
+  /** GET /api/measurements: by default no agent reports any. */
+  measurements: MeasurementsView;
   /** GET /api/oams: by default one OAM, this one, leading (as on SQLite). */
   oams: OamMember[];
   audit: AuditEntry[];
@@ -77,6 +80,13 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
     ipfe: ipfeView(),
     agentStatus: {},
     alarms: { active: [], history: [] },
+    measurements: {
+      windowSeconds: 3600,
+      stepSeconds: 10,
+      accounting: true,
+      reporting: [],
+      targetSets: [],
+    },
     oams: [
       {
         id: 'oam-1',
@@ -169,6 +179,7 @@ export function installFakeApi(initial: Partial<FakeState> = {}) {
     const agent = /^\/api\/ipfe\/(A1|A2|B1|B2)\/status$/.exec(path);
     if (agent) return json(200, { status: state.agentStatus[agent[1] as IpfeSlot] ?? null });
     if (path === '/api/alarms') return json(200, state.alarms);
+    if (path === '/api/measurements') return json(200, state.measurements);
     if (path === '/api/audit') {
       if (state.user.role !== 'admin') {
         return json(403, {

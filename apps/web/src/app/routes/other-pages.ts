@@ -4,6 +4,7 @@ export { AlarmsRoute } from './alarms';
 export { AppServerEditRoute, AppServerInsertRoute, AppServersRoute } from './app-servers';
 export { AuditRoute } from './audit';
 export { ImportRoute } from './import';
+export { MeasurementsRoute } from './measurements';
 export { OptionsRoute } from './options';
 export {
   PeerNodeGroupEditRoute,

@@ -33,6 +33,7 @@ export function MenuTree() {
             </li>
             <Item to="/status">Status &amp; Manage</Item>
             <Item to="/alarms">Alarms</Item>
+            <Item to="/measurements">Measurements</Item>
           </ul>
         </li>
         <li>
