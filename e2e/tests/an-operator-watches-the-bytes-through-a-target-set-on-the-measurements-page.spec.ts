@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIRequestContext } from '@playwright/test';
-import { ARTIFACTS, REPO_ROOT } from '../support/env';
+import { ARTIFACTS } from '../support/env';
 import { expect, expectAccessible, logIn, test } from '../support/fixtures';
 import {
   adminSession,
@@ -31,12 +30,7 @@ const SERVERS = [
 const TOKEN = 'e2e-measure-token-0123456789abcdefghijklmn';
 const ADMIN_PASSWORD = 'e2e-measure-admin-pass';
 const OPERATOR = { name: 'mira', password: 'e2e-measure-operator-pass' };
-/** Agents from before issue 27 item 4 report no measurements: nothing to watch here. */
-const agentsCount = existsSync(join(REPO_ROOT, 'apps/agent/src/measurements-view.ts'));
-
 test.describe.configure({ mode: 'serial' });
-test.skip(!agentsCount, 'the agents of this tree do not count measurements yet');
-
 let oam: string;
 let admin: APIRequestContext | undefined;
 

@@ -12,7 +12,7 @@ export const DATA_PATH_SUPPORT = {
   imbalanceMinPps:
     'The kernel and direct paths count each Target Set’s packets and judge Out of Balance only at this rate or above; the user-space path counts no packets and judges it on new connections alone.',
   accounting:
-    'Not read by the agents yet: until they do, they count packets and bytes whatever this says.',
+    'Every data path stops counting the measurements (the Measurements page and their /metrics series stand still); refusals (TxReject), connection counts and the packet counts the alarms and the rate limit read go on.',
   packetRateLimitPps:
     'Enforced by the kernel and direct paths: each forwarded port’s packets, over every TSA of it, above the limit are dropped (alarm 5100 as the rate nears it, 5013 while dropping). The user-space path does not enforce it.',
 } as const;
