@@ -198,7 +198,8 @@ export class Agent {
     this.#mateLink = new MateLink(
       { slot: this.slot, boot: this.boot, revision: () => this.#document?.revision ?? 0 },
       options.token,
-      (beacon) => this.#mateEvent({ type: 'beacon', boot: beacon.boot }),
+      (beacon) =>
+        this.#mateEvent({ type: 'beacon', boot: beacon.boot, canServe: beacon.canServe !== false }),
       this.log,
       (flows) => this.#dataPlane.flowSharing?.fromMate(flows),
     );

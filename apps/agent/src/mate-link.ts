@@ -18,6 +18,8 @@ export interface Beacon {
   /** Changes at every start of the sender: a new boot id means the mate restarted. */
   boot: string;
   revision: number;
+  /** False while the sender's TSA-facing link is down (decision 028); absent from older agents. */
+  canServe?: boolean;
 }
 
 /**
