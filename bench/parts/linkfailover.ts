@@ -110,6 +110,8 @@ interface Trial {
   returnSurvived: number | null;
   probes: number;
   failed: number;
+  /** Kernel path: the connections A2's conntrackd held in its external cache just before the cut. */
+  mateKnew: number | null;
 }
 
 async function linkTrials(
@@ -226,7 +228,8 @@ async function linkTrials(
       await sleep(300);
       await client.ask({ op: 'hold', n: HELD });
       await sleep(HELD_AGE_MS);
-      const trial = await client.ask<Omit<Trial, 'returnSurvived'>>(
+      const mateKnew = path.name === 'kernel' ? externalCache(net, join(dir, 'a2')) : null;
+      const trial = await client.ask<Omit<Trial, 'returnSurvived' | 'mateKnew'>>(
         { op: 'trial', cut, mate: 'a2', everyMs: 5, limitMs: 10_000 },
         30_000,
       );
@@ -235,11 +238,12 @@ async function linkTrials(
       const returned = back
         ? (await client.ask<{ alive: number }>({ op: 'heldAlive' }, 10_000)).alive
         : null;
-      results.push({ ...trial, returnSurvived: returned });
+      results.push({ ...trial, returnSurvived: returned, mateKnew });
       ctx.log(
         `link failover ${path.name} trial ${t + 1}/${trials}: ${trial.failoverMs === null ? 'no connection through A2 within 10 s' : `${round(trial.failoverMs, 1)} ms`}, ` +
           `${trial.survived}/${trial.held} held connections survived; after A1 took the TSA back ${returned ?? 'not back within 30 s'}; ` +
-          `${trial.failed} of ${trial.probes} probes failed`,
+          `${trial.failed} of ${trial.probes} probes failed` +
+          (mateKnew === null ? '' : `; A2's conntrackd knew ${mateKnew} connections at the cut`),
       );
       await client.ask({ op: 'drop' });
     }
@@ -250,6 +254,19 @@ async function linkTrials(
     net.remove();
     removeDir();
   }
+}
+
+/** The connections in the external cache (the mate's) of the conntrackd of the agent at `stateDir`. */
+function externalCache(net: BenchNet, stateDir: string): number | null {
+  const { stdout } = net.exec('a2', [
+    'conntrackd',
+    '-C',
+    join(stateDir, 'conntrackd.conf'),
+    '-s',
+    'cache',
+  ]);
+  const found = /cache:external\s+active objects:\s+(\d+)/.exec(stdout);
+  return found ? Number(found[1]) : null;
 }
 
 function figures(path: LinkPath | null, results: Trial[], aborted: number) {
@@ -283,6 +300,7 @@ function figures(path: LinkPath | null, results: Trial[], aborted: number) {
           trialsMs: results.map((r) => round(r.failoverMs ?? NaN, 1)),
           survivedPerTrial: results.map((r) => r.survived),
           returnSurvivedPerTrial: results.map((r) => r.returnSurvived),
+          ...(path.name === 'kernel' ? { mateKnewPerTrial: results.map((r) => r.mateKnew) } : {}),
         }
       : {}),
   };
