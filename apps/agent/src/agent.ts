@@ -5,6 +5,7 @@ import {
   Engine,
   NO_PLAN,
   Ownership,
+  tsaRolesOf,
   type ForwardingPlan,
   type EngineCounters,
   type ClosedConnection,
@@ -52,7 +53,12 @@ import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch, packetsPerTargetSet } from './balance.ts';
 import { AddressHolder } from './address-holder.ts';
 import { BgpSpeaker, frrPathspace } from './bgp.ts';
-import { activeActiveTsas, announcement, holdDownMsOf } from './announce-policy.ts';
+import {
+  activeActiveTsas,
+  announcement,
+  holdDownMsOf,
+  inActiveActiveGroup,
+} from './announce-policy.ts';
 import { DATA_PATH_TRAITS } from './data-paths.ts';
 import {
   initiatorTsaOf,
@@ -505,7 +511,7 @@ export class Agent {
     const wanted = announcement(
       options,
       this.slot,
-      served.some((r) => r.activeActive),
+      this.#document !== null && inActiveActiveGroup(tsaRolesOf(this.#document), this.slot),
       announced,
     );
     const request = JSON.stringify(wanted);
