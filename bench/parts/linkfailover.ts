@@ -23,7 +23,7 @@ import type { PartContext } from './context.ts';
 
 const SUBNET = '10.232.5';
 /** The mates' internal network (beacons, conntrackd, flow records, control). */
-const INTERNAL = '10.232.6';
+const INTERNAL = '10.232.7';
 const HOSTS = {
   client: `${SUBNET}.50`,
   a1: `${SUBNET}.11`,
