@@ -12,6 +12,7 @@ const PART_TIMEOUT_MS: Record<Part, number> = {
   dataplane: 900_000, // 41 runs of each kind
   sctp: 180_000,
   failover: 480_000, // two paths, 20 trials each
+  linkfailover: 600_000, // two paths, 20 cuts and returns each
   push: 120_000,
   api: 120_000,
   gui: 240_000,
@@ -41,6 +42,8 @@ async function runPart(part: Part, ctx: PartContext): Promise<Record<string, unk
     }
     case 'failover':
       return (await import('./parts/failover.ts')).runFailover(ctx);
+    case 'linkfailover':
+      return (await import('./parts/linkfailover.ts')).runLinkFailover(ctx);
     case 'push':
       return (await import('./parts/push.ts')).runPush(ctx);
     case 'api':

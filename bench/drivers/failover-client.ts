@@ -4,6 +4,7 @@
  * server saw (the IPFE's own when it masquerades) or, failing that, by the MAC address the client's
  * ARP table holds for the TSA.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
@@ -116,17 +117,29 @@ async function handle(command: Record<string, unknown>): Promise<unknown> {
       }
       return count(vias);
     }
+    case 'heldAlive': {
+      // Each held connection, twice: how many still carry bytes both ways.
+      const twice = async (s: net.Socket) => (await alive(s, 1000)) && alive(s, 1000);
+      return {
+        held: held.length,
+        alive: (await Promise.all(held.map(twice))).filter(Boolean).length,
+      };
+    }
     case 'drop':
       for (const s of held.splice(0)) s.destroy();
       return { ok: true };
     case 'trial': {
-      // Kill the active agent, then open a connection every `everyMs` until one goes through
-      // the mate; then ask every held connection whether it still works.
+      // Kill the active agent (`pid`) or run `cut` (a command that cuts its link), then open a
+      // connection every `everyMs` until one goes through the mate; then ask every held
+      // connection whether it still works.
       const mate = String(command.mate);
       const everyMs = Number(command.everyMs ?? 5);
       const limitMs = Number(command.limitMs ?? 10_000);
       const t0 = now();
-      process.kill(-Number(command.pid), 'SIGKILL');
+      if (Array.isArray(command.cut)) {
+        const [file, ...args] = command.cut as string[];
+        execFileSync(file!, args, { stdio: 'ignore' });
+      } else process.kill(-Number(command.pid), 'SIGKILL');
       let failoverMs: number | null = null;
       let probes = 0;
       let failed = 0;

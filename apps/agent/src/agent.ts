@@ -5,6 +5,7 @@ import {
   Engine,
   NO_PLAN,
   Ownership,
+  tsaRolesOf,
   type ForwardingPlan,
   type EngineCounters,
   type ClosedConnection,
@@ -46,11 +47,18 @@ import {
   type MateLiveness,
 } from './mate-liveness.ts';
 import { Monitor } from './monitor.ts';
+import type { LinkAction } from './link-health.ts';
+import { DEFAULT_LINK_WATCH, LinkWatch, type LinkWatchSettings } from './link-watch.ts';
 import { InitiatorRelay } from './relay.ts';
 import { BalanceWatch, packetsPerTargetSet } from './balance.ts';
 import { AddressHolder } from './address-holder.ts';
 import { BgpSpeaker, frrPathspace } from './bgp.ts';
-import { activeActiveTsas, announcement, holdDownMsOf } from './announce-policy.ts';
+import {
+  activeActiveTsas,
+  announcement,
+  holdDownMsOf,
+  inActiveActiveGroup,
+} from './announce-policy.ts';
 import { DATA_PATH_TRAITS } from './data-paths.ts';
 import {
   initiatorTsaOf,
@@ -82,6 +90,8 @@ export interface AgentOptions {
   syncConntrack?: boolean;
   /** When the host's CPU, memory and state disk raise 5101–5103 (default DEFAULT_HOST_THRESHOLDS). */
   hostThresholds?: HostThresholds;
+  /** How `addressDevice`, the TSA-facing link, is watched (default DEFAULT_LINK_WATCH; decision 028). */
+  linkWatch?: LinkWatchSettings;
 }
 
 const TICK_MS = 50;
@@ -122,6 +132,8 @@ export class Agent {
   readonly #hostThresholds: HostThresholds;
   #host: HostReadings | null = null;
   #addresses: AddressHolder | null = null;
+  /** The TSA-facing link (`addressDevice`): while it is down this node cannot serve. */
+  #link: LinkWatch | null = null;
   #conntrackSync: ConntrackSync | null = null;
   #guard: ExitGuard | null = null;
   /** FRR, driven for active-active TSAs (direct path only; decision 018). */
@@ -201,14 +213,27 @@ export class Agent {
       this.log,
     );
     this.#mateLink = new MateLink(
-      { slot: this.slot, boot: this.boot, revision: () => this.#document?.revision ?? 0 },
+      {
+        slot: this.slot,
+        boot: this.boot,
+        revision: () => this.#document?.revision ?? 0,
+        canServe: () => !this.#link?.state.down,
+      },
       options.token,
-      (beacon) => this.#mateEvent({ type: 'beacon', boot: beacon.boot }),
+      (beacon) =>
+        this.#mateEvent({ type: 'beacon', boot: beacon.boot, canServe: beacon.canServe !== false }),
       this.log,
       (flows) => this.#dataPlane.flowSharing?.fromMate(flows),
     );
-    if (options.addressDevice)
+    if (options.addressDevice) {
       this.#addresses = new AddressHolder(options.addressDevice, this.log, this.#guard);
+      this.#link = new LinkWatch(
+        options.addressDevice,
+        options.linkWatch ?? DEFAULT_LINK_WATCH,
+        this.log,
+        (action) => this.#linkChanged(action),
+      );
+    }
     this.#relay = new InitiatorRelay({
       engine: () => this.#engine,
       tsaFor: (s) =>
@@ -301,6 +326,7 @@ export class Agent {
       );
       this.#apply(persisted.document);
     }
+    this.#link?.start();
     this.#tick = setInterval(() => this.#onTick(), TICK_MS);
     await this.#reconcile();
   }
@@ -396,8 +422,30 @@ export class Agent {
             `No beacon from IPFE ${this.mate} for ${action.timeoutMs} ms`,
           );
           break;
+        case 'unable':
+          this.log.warn({ mate: this.mate }, 'mate cannot serve (its TSA-facing link is down)');
+          this.#ownership.unable(this.mate, now);
+          break;
+        case 'able':
+          this.log.info({ mate: this.mate }, 'mate can serve again');
+          this.#ownership.able(this.mate, now);
+          break;
       }
     }
+  }
+
+  /** Link health decides (link-health.ts): Ownership and the mate hear whether this node can serve. */
+  #linkChanged(action: LinkAction) {
+    const now = monotonic();
+    if (action.do === 'down') {
+      this.log.warn({ reason: this.#link?.state.down }, 'TSA-facing link down: cannot serve');
+      this.#ownership.unable(this.slot, now);
+    } else {
+      this.log.info('TSA-facing link up: can serve again after the hold-off');
+      this.#ownership.able(this.slot, now);
+      this.#monitor.reconnect();
+    }
+    this.#mateLink.beaconNow();
   }
 
   async #reassert() {
@@ -457,7 +505,9 @@ export class Agent {
       await this.#dataPlane.serve(plan, {
         served: [...next.keys()],
         gained,
-        mateAlive: this.#mate.alive,
+        // A hand-back from a mate that can serve: it is there to tell what it carried meanwhile.
+        // One that cannot (its link is down) hands over as a failed one does: at once.
+        mateAlive: this.#mate.alive && this.#mate.canServe,
         hold: async () => this.#addresses?.hold(held),
       });
       // Announced once the rules are in, while a server takes new connections.
@@ -475,7 +525,7 @@ export class Agent {
     const wanted = announcement(
       options,
       this.slot,
-      served.some((r) => r.activeActive),
+      this.#document !== null && inActiveActiveGroup(tsaRolesOf(this.#document), this.slot),
       announced,
     );
     const request = JSON.stringify(wanted);
@@ -518,6 +568,9 @@ export class Agent {
         downSessions: this.#bgp.downSessions(BGP_GRACE_MS),
       },
       addressFailures: this.#addresses?.failures() ?? [],
+      linkDown: this.#link?.state.down
+        ? { device: this.#link.state.device, reason: this.#link.state.down }
+        : null,
       bindFailures: this.#dataPlane.bindFailures?.() ?? [],
       rulesError: this.#dataPlane.rulesError?.() ?? null,
       stateSync:
@@ -594,6 +647,7 @@ export class Agent {
   async stop(): Promise<void> {
     this.#stopping = true;
     if (this.#tick) clearInterval(this.#tick);
+    this.#link?.close();
     await this.#reconciling;
     this.#mateLink.close();
     this.#relay.close();

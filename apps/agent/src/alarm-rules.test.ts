@@ -38,6 +38,7 @@ const base = (): AlarmInputs => ({
   dataPath: 'userspace',
   forwards: ['tcp'],
   bgp: null,
+  linkDown: null,
   addressFailures: [],
   bindFailures: [],
   rulesError: null,
@@ -78,7 +79,7 @@ const wanted = (code: AgentAlarmCode, inputs: AlarmInputs) =>
 describe('alarm rules', () => {
   it('are evaluated in the order the active list has always had', () => {
     expect(ALARM_RULES.map((r) => r.code)).toEqual([
-      5152, 5001, 5005, 5009, 5002, 5004, 5003, 5008, 5007, 5100, 5013, 5101, 5103, 5102,
+      5152, 5001, 5005, 5009, 5002, 5004, 5003, 5008, 5007, 5100, 5013, 5101, 5103, 5102, 5153,
     ]);
   });
 
@@ -129,6 +130,12 @@ describe('alarm rules', () => {
       5009,
       { status: status([{ number: 1, activeBindings: 0, servers: [server('10.0.0.1')] }]) },
       [{ targetSet: 1, text: 'No server of Target Set 1 can take new connections' }],
+    ],
+    [
+      'the TSA-facing link down, with the reason link health gives',
+      5153,
+      { linkDown: { device: 'eth0', reason: 'no carrier on eth0 (operstate lowerlayerdown)' } },
+      [{ text: 'The TSA-facing link eth0 is down: no carrier on eth0 (operstate lowerlayerdown)' }],
     ],
     [
       'a TSA the interface refuses',

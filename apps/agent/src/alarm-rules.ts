@@ -39,6 +39,8 @@ export interface AlarmInputs {
   forwards: readonly ForwardedProtocol[];
   /** The BGP speaker (direct path only), or null. */
   bgp: { failure: string | null; downSessions: AgentBgpStatus['sessions'] } | null;
+  /** The TSA-facing link while it is down (link-health.ts), or null. */
+  linkDown: { device: string; reason: string } | null;
   /** TSAs the address holder cannot put on the interface. */
   addressFailures: readonly { address: string; error: string }[];
   /** TSA:port pairs the data path cannot listen on. */
@@ -209,6 +211,13 @@ export const ALARM_RULES: readonly AlarmRule[] = [
   {
     code: ALARM.diskBecomingFull,
     wanted: (inputs) => hostAlarm('disk', ALARM.diskBecomingFull, inputs),
+  },
+  {
+    code: ALARM.tsaLinkDown,
+    wanted: ({ linkDown }) =>
+      linkDown
+        ? [{ text: `The TSA-facing link ${linkDown.device} is down: ${linkDown.reason}` }]
+        : [],
   },
 ];
 

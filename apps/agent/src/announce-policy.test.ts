@@ -1,6 +1,11 @@
 import type { TsaRoles } from '@ipfe/engine';
 import { describe, expect, it } from 'vitest';
-import { activeActiveTsas, announcement, holdDownMsOf } from './announce-policy.ts';
+import {
+  activeActiveTsas,
+  announcement,
+  holdDownMsOf,
+  inActiveActiveGroup,
+} from './announce-policy.ts';
 import { plan, tsa } from './plan-fixtures.ts';
 import { testDocument } from './testing.ts';
 
@@ -29,6 +34,14 @@ describe('what the agent asks FRR to announce', () => {
     expect(activeActiveTsas(p, served).map((t) => t.tsa)).toEqual(['192.0.2.100']);
   });
 
+  it('keeps BGP for a node in an enabled active-active group, whether it serves or not', () => {
+    const aa = roles('192.0.2.100', true);
+    expect(inActiveActiveGroup([roles('192.0.2.101', false), aa], 'A2')).toBe(true);
+    expect(inActiveActiveGroup([aa], 'B1')).toBe(false);
+    expect(inActiveActiveGroup([{ ...aa, disabled: true }], 'A1')).toBe(false);
+    expect(inActiveActiveGroup([roles('192.0.2.101', false)], 'A1')).toBe(false);
+  });
+
   it.each([
     {
       case: 'an active-active TSA announced: BGP, the router ID, its host route',
@@ -43,7 +56,7 @@ describe('what the agent asks FRR to announce', () => {
       expected: { settings: bgp, routerId: '192.0.2.11', prefixes: [] },
     },
     {
-      case: 'no active-active TSA served: no BGP at all',
+      case: 'in no active-active group: no BGP at all',
       aa: false,
       announced: [],
       expected: { settings: null, routerId: '192.0.2.11', prefixes: [] },

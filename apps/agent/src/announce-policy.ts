@@ -4,7 +4,7 @@ import { prefixOf, routerIdOf } from './frr-config.ts';
 
 /** What FRR is asked to run and announce (decision 018); the agent asks again when it changes. */
 export interface Announcement {
-  /** Options › BGP while this node serves an active-active TSA; null: no BGP session at all. */
+  /** Options › BGP while this node is in an active-active group; null: no BGP session at all. */
   readonly settings: Bgp | null;
   readonly routerId: string | null;
   /** Host routes of the TSAs announced now. */
@@ -18,6 +18,15 @@ export function activeActiveTsas(plan: ForwardingPlan, served: readonly TsaRoles
 }
 
 /**
+ * Whether `slot` is in the group of an enabled active-active TSA: its BGP sessions stay up then,
+ * even while it serves none of them (its TSA-facing link down, decision 028), so that a session
+ * lost with the link is still told (5152) and comes back with it.
+ */
+export function inActiveActiveGroup(roles: readonly TsaRoles[], slot: IpfeSlot): boolean {
+  return roles.some((r) => !r.disabled && r.activeActive?.includes(slot));
+}
+
+/**
  * How long what this node knows of a TSA's servers must hold still before the TSA is announced
  * again: as long as a reachable server may take to be seen again (a connect timeout and a retry
  * interval; decision 018).
@@ -27,7 +36,7 @@ export function holdDownMsOf(options: Options | undefined): number {
 }
 
 /**
- * What to ask of FRR: BGP only while an active-active TSA is served, the router ID from this
+ * What to ask of FRR: BGP only while in an active-active group, the router ID from this
  * node's own address, and the prefixes of `announced` (the active-active TSAs that the hold-down
  * lets through, each with a server taking new connections).
  */

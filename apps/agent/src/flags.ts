@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { IPFE_SLOTS, parseHostPort, type IpfeSlot } from '@ipfe/schema';
 import { z } from 'zod';
 import { DATA_PATH_TRAITS, DATA_PATHS, type DataPath } from './data-paths.ts';
 import { DEFAULT_HOST_THRESHOLDS, thresholdOf, type HostThresholds } from './host-resources.ts';
+import { DEFAULT_LINK_WATCH, type LinkWatchSettings } from './link-watch.ts';
 
-export const USAGE = `usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane ${DATA_PATHS.join('|')}] [--sync-conntrack] [--cpu-overload-pct 90] [--memory-overload-pct 90] [--disk-full-pct 90]`;
+export const USAGE = `usage: ipfe-agent --slot A1|A2|B1|B2 --control HOST:PORT --state-dir DIR (--token-file FILE | IPFE_AGENT_TOKEN) [--relay-port 9676] [--tls-cert FILE --tls-key FILE] [--manage-addresses DEV] [--dataplane ${DATA_PATHS.join('|')}] [--sync-conntrack] [--next-hop ADDR[,ADDR]|none] [--next-hop-interval-ms 200] [--next-hop-misses 3] [--cpu-overload-pct 90] [--memory-overload-pct 90] [--disk-full-pct 90]`;
 
 export interface AgentFlags {
   slot: IpfeSlot;
@@ -19,6 +21,8 @@ export interface AgentFlags {
   syncConntrack: boolean;
   /** Alarms 5101–5103: the host's CPU, memory and state disk in use at which each is raised. */
   hostThresholds: HostThresholds;
+  /** How the TSA-facing link (--manage-addresses) is watched: its next hops and their probes. */
+  linkWatch: LinkWatchSettings;
 }
 
 const TOKEN = /^[A-Za-z0-9._~+/=-]{32,256}$/;
@@ -33,6 +37,18 @@ function percentFlag(flag: string, fallback: number) {
     .transform(Number)
     .pipe(z.int({ error: message }).min(1, { error: message }).max(100, { error: message }));
 }
+
+/** A whole number from `min` to `max`, given as a flag. */
+function wholeFlag(flag: string, fallback: number, min: number, max: number, what: string) {
+  const message = `${flag} must be ${what} from ${min} to ${max}`;
+  return z
+    .string()
+    .default(String(fallback))
+    .transform(Number)
+    .pipe(z.int({ error: message }).min(min, { error: message }).max(max, { error: message }));
+}
+
+const NEXT_HOP_MESSAGE = '--next-hop must be IP addresses separated by commas, or none';
 
 const flagsSchema = z.object({
   slot: z.enum(IPFE_SLOTS, { error: `--slot must be one of ${IPFE_SLOTS.join(', ')}` }),
@@ -58,6 +74,33 @@ const flagsSchema = z.object({
     DEFAULT_HOST_THRESHOLDS.memory.raisePct,
   ),
   'disk-full-pct': percentFlag('--disk-full-pct', DEFAULT_HOST_THRESHOLDS.disk.raisePct),
+  'next-hop': z
+    .string()
+    .optional()
+    .transform((v, ctx): LinkWatchSettings['nextHops'] => {
+      if (v === undefined) return DEFAULT_LINK_WATCH.nextHops;
+      if (v === 'none') return [];
+      const addresses = v.split(',').map((a) => a.trim());
+      if (addresses.some((a) => isIP(a) === 0)) {
+        ctx.addIssue({ code: 'custom', message: NEXT_HOP_MESSAGE });
+        return z.NEVER;
+      }
+      return addresses;
+    }),
+  'next-hop-interval-ms': wholeFlag(
+    '--next-hop-interval-ms',
+    DEFAULT_LINK_WATCH.intervalMs,
+    50,
+    10_000,
+    'milliseconds',
+  ),
+  'next-hop-misses': wholeFlag(
+    '--next-hop-misses',
+    DEFAULT_LINK_WATCH.misses,
+    1,
+    100,
+    'a whole number',
+  ),
   'relay-port': z
     .string()
     .default('9676')
@@ -93,6 +136,9 @@ export function readFlags(
         'cpu-overload-pct': { type: 'string' },
         'memory-overload-pct': { type: 'string' },
         'disk-full-pct': { type: 'string' },
+        'next-hop': { type: 'string' },
+        'next-hop-interval-ms': { type: 'string' },
+        'next-hop-misses': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -147,6 +193,13 @@ export function readFlags(
       `--dataplane ${dataplane} needs --manage-addresses DEV (the XSI interface it forwards on)`,
     );
   }
+  const nextHopFlags = ['next-hop', 'next-hop-interval-ms', 'next-hop-misses'].filter(
+    (flag) => values[flag] !== undefined,
+  );
+  if (nextHopFlags.length > 0 && !hasDevice)
+    problems.push(
+      `--${nextHopFlags[0]} needs --manage-addresses DEV (the TSA-facing link whose next hops it probes)`,
+    );
   if (problems.length > 0 || !parsed.success || token === undefined) return { problems };
   return {
     flags: {
@@ -164,6 +217,11 @@ export function readFlags(
         cpu: thresholdOf(parsed.data['cpu-overload-pct']),
         memory: thresholdOf(parsed.data['memory-overload-pct']),
         disk: thresholdOf(parsed.data['disk-full-pct']),
+      },
+      linkWatch: {
+        nextHops: parsed.data['next-hop'],
+        intervalMs: parsed.data['next-hop-interval-ms'],
+        misses: parsed.data['next-hop-misses'],
       },
     },
   };

@@ -40,6 +40,7 @@ async function main() {
     logger: log,
     addressDevice: flags.manageAddresses ?? undefined,
     hostThresholds: flags.hostThresholds,
+    linkWatch: flags.linkWatch,
   });
   await agent.start();
   const control = buildControlServer(agent, flags.token, { tls: flags.tls });

@@ -18,6 +18,8 @@ export interface Beacon {
   /** Changes at every start of the sender: a new boot id means the mate restarted. */
   boot: string;
   revision: number;
+  /** False while the sender's TSA-facing link is down (decision 028); absent from older agents. */
+  canServe?: boolean;
 }
 
 /**
@@ -47,7 +49,13 @@ export class MateLink {
   #sendError: { at: number; message: string } | null = null;
 
   constructor(
-    private readonly own: { slot: IpfeSlot; boot: string; revision: () => number },
+    private readonly own: {
+      slot: IpfeSlot;
+      boot: string;
+      revision: () => number;
+      /** Whether this node can serve (its TSA-facing link is up): told in every beacon. */
+      canServe?: () => boolean;
+    },
     private readonly token: string,
     private readonly onBeacon: (beacon: Beacon) => void,
     private readonly log: Logger,
@@ -167,28 +175,35 @@ export class MateLink {
     if (batch.length > 0) send(batch);
   }
 
+  /** A beacon now, besides the timer's: the mate hears at once that this node can or cannot serve. */
+  beaconNow(): void {
+    this.#beacon();
+  }
+
+  #beacon() {
+    const settings = this.#settings;
+    if (!settings?.mateAddress || !this.#socket) return;
+    const payload = JSON.stringify({
+      slot: this.own.slot,
+      boot: this.own.boot,
+      revision: this.own.revision(),
+      canServe: this.own.canServe?.() ?? true,
+    });
+    this.#socket.send(
+      JSON.stringify({ payload, mac: this.#mac(payload) }),
+      settings.port,
+      settings.mateAddress,
+      () => {},
+    );
+  }
+
   #restartTimer() {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     const settings = this.#settings;
     if (!settings?.mateAddress) return;
-    const send = () => {
-      const mate = this.#settings?.mateAddress;
-      if (!mate || !this.#socket) return;
-      const payload = JSON.stringify({
-        slot: this.own.slot,
-        boot: this.own.boot,
-        revision: this.own.revision(),
-      });
-      this.#socket.send(
-        JSON.stringify({ payload, mac: this.#mac(payload) }),
-        settings.port,
-        mate,
-        () => {},
-      );
-    };
-    send();
-    this.#timer = setInterval(send, settings.intervalMs);
+    this.#beacon();
+    this.#timer = setInterval(() => this.#beacon(), settings.intervalMs);
   }
 }
 

@@ -14,6 +14,7 @@ const start = initialMateLiveness(0, 2000);
 const watched: MateLiveness = { ...start, address: '192.0.2.12', timeoutMs: 600 };
 const heard: MateLiveness = { ...watched, boot: 'b1', heardAt: 1000 };
 const dead: MateLiveness = { ...heard, alive: false };
+const unable: MateLiveness = { ...heard, canServe: false };
 
 const configured = (address: string | null, timeoutMs: number | null): MateEvent => ({
   type: 'configured',
@@ -50,7 +51,7 @@ describe('mate liveness', () => {
     [
       'the first beacon: the data path forgets what it told the mate',
       watched,
-      { type: 'beacon', boot: 'b1' },
+      { type: 'beacon', boot: 'b1', canServe: true },
       100,
       { boot: 'b1', heardAt: 100, alive: true },
       [{ do: 'first' }, { do: 'heard' }],
@@ -58,7 +59,7 @@ describe('mate liveness', () => {
     [
       'a beacon of the same boot',
       heard,
-      { type: 'beacon', boot: 'b1' },
+      { type: 'beacon', boot: 'b1', canServe: true },
       1100,
       { heardAt: 1100 },
       [{ do: 'heard' }],
@@ -66,7 +67,7 @@ describe('mate liveness', () => {
     [
       'a beacon of another boot: the mate restarted',
       heard,
-      { type: 'beacon', boot: 'b2' },
+      { type: 'beacon', boot: 'b2', canServe: true },
       1100,
       { boot: 'b2', heardAt: 1100 },
       [{ do: 'restarted' }, { do: 'heard' }],
@@ -74,7 +75,7 @@ describe('mate liveness', () => {
     [
       'a beacon of a dead mate: back, and the kept TSAs reasserted after the hold-off',
       dead,
-      { type: 'beacon', boot: 'b1' },
+      { type: 'beacon', boot: 'b1', canServe: true },
       5000,
       { alive: true, heardAt: 5000 },
       [{ do: 'back', reassertAfterMs: 2300 }, { do: 'heard' }],
@@ -82,10 +83,58 @@ describe('mate liveness', () => {
     [
       'a dead mate that restarted meanwhile: restarted, not back',
       dead,
-      { type: 'beacon', boot: 'b2' },
+      { type: 'beacon', boot: 'b2', canServe: true },
       5000,
       { alive: true, boot: 'b2' },
       [{ do: 'restarted' }, { do: 'heard' }],
+    ],
+    [
+      'a beacon saying the mate cannot serve: its TSAs come here',
+      heard,
+      { type: 'beacon', boot: 'b1', canServe: false },
+      1100,
+      { canServe: false, alive: true, heardAt: 1100 },
+      [{ do: 'heard' }, { do: 'unable' }],
+    ],
+    [
+      'further beacons saying so change nothing',
+      unable,
+      { type: 'beacon', boot: 'b1', canServe: false },
+      1200,
+      { canServe: false },
+      [{ do: 'heard' }],
+    ],
+    [
+      'a beacon saying the mate can serve again: it takes its TSAs back after the hold-off',
+      unable,
+      { type: 'beacon', boot: 'b1', canServe: true },
+      1200,
+      { canServe: true },
+      [{ do: 'heard' }, { do: 'able' }],
+    ],
+    [
+      'a dead mate heard again, unable to serve: back, and unable',
+      dead,
+      { type: 'beacon', boot: 'b1', canServe: false },
+      5000,
+      { alive: true, canServe: false },
+      [{ do: 'back', reassertAfterMs: 2300 }, { do: 'heard' }, { do: 'unable' }],
+    ],
+    [
+      'a mate restarted unable to serve',
+      heard,
+      { type: 'beacon', boot: 'b2', canServe: false },
+      1100,
+      { boot: 'b2', canServe: false },
+      [{ do: 'restarted' }, { do: 'heard' }, { do: 'unable' }],
+    ],
+    [
+      'silence keeps what the mate said last',
+      unable,
+      { type: 'tick' },
+      1700,
+      { alive: false, canServe: false },
+      [{ do: 'dead', timeoutMs: 600 }],
     ],
     ['silent for less than the timeout', heard, { type: 'tick' }, 1599, { alive: true }, []],
     [

@@ -5,7 +5,10 @@ import type { IpfeSlot, Options } from '@ipfe/schema';
  * keep coming; silent for mateTimeoutMs, it is dead (alarm 5012); heard again, it is alive; a new
  * boot id means it restarted. The agent feeds the events with their (monotonic) time and carries
  * out the actions: Ownership is told, the data path forgets what it told the mate, and after a
- * split the TSAs this node kept are announced again once the mate's hold-off has passed.
+ * split the TSAs this node kept are announced again once the mate's hold-off has passed. A mate
+ * whose beacons say it cannot serve (its TSA-facing link is down, decision 028) is alive but
+ * unable: its TSAs come here; when its beacons say it can again, it takes them back after the
+ * hold-off.
  */
 export interface MateLiveness {
   /** The mate's configured address (null: none configured). */
@@ -19,12 +22,15 @@ export interface MateLiveness {
   readonly heardAt: number;
   /** The preemption hold-off both mates wait before a returning active takes its TSAs back. */
   readonly holdOffMs: number;
+  /** What the mate's last beacon said: whether it can serve (its TSA-facing link is up). */
+  readonly canServe: boolean;
 }
 
 export type MateEvent =
   /** A configuration was applied. */
   | { type: 'configured'; address: string | null; timeoutMs: number | null }
-  | { type: 'beacon'; boot: string }
+  /** `canServe`: false while the mate's TSA-facing link is down (absent from older agents: true). */
+  | { type: 'beacon'; boot: string; canServe: boolean }
   | { type: 'tick' };
 
 export type MateAction =
@@ -37,14 +43,26 @@ export type MateAction =
   /** Any beacon: alarm 5012 clears. */
   | { do: 'heard' }
   /** Silent for `timeoutMs`: the mate is dead (alarm 5012). */
-  | { do: 'dead'; timeoutMs: number };
+  | { do: 'dead'; timeoutMs: number }
+  /** The mate says it cannot serve: its TSAs come here (it stays alive: beacons, shared state). */
+  | { do: 'unable' }
+  /** The mate says it can serve again: it takes its TSAs back after the hold-off. */
+  | { do: 'able' };
 
 /** After a split the mate lets go once its hold-off passes; the TSAs kept are announced after. */
 export const REASSERT_AFTER_HOLD_OFF_MS = 300;
 
 /** Every slot starts "alive since ever" (as in Ownership): dead only after a silence. */
 export function initialMateLiveness(now: number, holdOffMs: number): MateLiveness {
-  return { address: null, timeoutMs: null, alive: true, boot: null, heardAt: now, holdOffMs };
+  return {
+    address: null,
+    timeoutMs: null,
+    alive: true,
+    boot: null,
+    heardAt: now,
+    holdOffMs,
+    canServe: true,
+  };
 }
 
 /** The `configured` event of a configuration's options, for this node's mate. */
@@ -82,7 +100,12 @@ export function next(
         });
       if (state.boot === null) actions.push({ do: 'first' });
       actions.push({ do: 'heard' });
-      return { state: { ...state, alive: true, boot: event.boot, heardAt: now }, actions };
+      if (event.canServe !== state.canServe)
+        actions.push({ do: event.canServe ? 'able' : 'unable' });
+      return {
+        state: { ...state, alive: true, boot: event.boot, heardAt: now, canServe: event.canServe },
+        actions,
+      };
     }
     case 'tick':
       if (state.timeoutMs === null || !state.alive || now - state.heardAt < state.timeoutMs)

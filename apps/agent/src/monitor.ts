@@ -62,6 +62,23 @@ export class Monitor {
     return [...this.#watches.values()].map(({ server, up }) => ({ server, up }));
   }
 
+  /**
+   * Connects again at once to every server whose connection is down, without waiting for its
+   * retry: the TSA-facing link is back, and the servers must be seen again before this node takes
+   * its TSAs back (a server still offline here would lose its connections in the hand-back).
+   */
+  reconnect(): void {
+    for (const watch of this.#watches.values()) {
+      if (watch.up) continue;
+      if (watch.retry) clearTimeout(watch.retry);
+      watch.retry = null;
+      const pending = watch.socket;
+      watch.socket = null;
+      pending?.destroy();
+      this.#connect(watch);
+    }
+  }
+
   close(): void {
     this.#closed = true;
     for (const watch of this.#watches.values()) this.#stop(watch);

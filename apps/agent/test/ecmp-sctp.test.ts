@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startHoldingReporter } from './direct-hosts.ts';
 import { EcmpLab, ecmpLabMissing, IPFES, SERVERS, type IpfeName } from './ecmp-lab.ts';
 import { until } from './poll.ts';
 import {
@@ -19,7 +21,9 @@ import { describeLab } from './lab.ts';
  * ecmp-lab.ts, with real usrsctp peers: a client behind the router, a server on s1 and s2 bound to
  * the TSA. The router hashes SCTP by ports as it does TCP; every IPFE sends an INIT by the weight
  * table on its source port, and a packet of an association it has no record of by the same table,
- * so an association moved to another IPFE reaches the same server.
+ * so an association moved to another IPFE reaches the same server — and so do both paths of a
+ * multihomed association (the Target Set's primary and secondary TSA, the client's two addresses),
+ * which the router hashes to IPFEs independently (issue 27 item 5).
  */
 const unavailable = ecmpLabMissing ?? sctpPeerUnavailable();
 
@@ -30,6 +34,10 @@ const { tsa: TSA, topology } = lab;
 const CLIENT = `${CLIENT_NET}.50`;
 /** The lab's forwarded port; its Target Set forwards both protocols (the schema's default). */
 const PORT = 3868;
+/** Multihomed: the Target Set's secondary TSA, the client's second address, their servers' port. */
+const TSA2 = '10.231.60.101';
+const CLIENT2 = `${CLIENT_NET}.51`;
+const MH_PORT = 3869;
 const sctpServers = {} as Record<(typeof SERVERS)[number], SctpServer>;
 
 /**
@@ -186,4 +194,168 @@ describeLab('SCTP associations over active-active BGP and ECMP (issue 18)', unav
     expect(linesOf(client.child).filter((line) => line.startsWith('open '))).toHaveLength(count);
     await client.quit();
   }, 120_000);
+
+  it('a multihomed association (the client’s two addresses, the primary and secondary TSA) reaches one server by both paths, through different IPFEs, and goes on by the secondary when the primary path is cut', async () => {
+    const count = 12;
+    // Every IPFE serves (the test before killed one).
+    for (const slot of IPFES) if (!lab.running(slot)) lab.startAgent(slot);
+    // The Target Set gains its secondary TSA (announced by the group too) and a port of its own.
+    const base = lab.config(IPFES);
+    // Each server has a second address (on its one link), where the secondary path reaches it.
+    const second = { s1: '10.231.60.31', s2: '10.231.60.32' };
+    for (const s of SERVERS)
+      topology.exec(s, ['ip', 'addr', 'add', `${second[s]}/24`, 'dev', 'eth0']);
+    await lab.push({
+      ...base,
+      options: { ...base.options, forwardedPorts: [PORT, MH_PORT] },
+      appServers: base.appServers.map((server) => ({
+        ...server,
+        addresses: [...server.addresses, second[server.name as keyof typeof second]],
+      })),
+      targetSets: base.targetSets.map((ts) => ({
+        ...ts,
+        secondary: { address: TSA2, activeIpfe: 'A1' },
+        servers: ts.servers.map((server, i) => ({
+          ...server,
+          secondaryAddress: second[SERVERS[i]!],
+        })),
+      })),
+    });
+    await lab.untilRoutedThrough(IPFES, 45_000);
+    await until('the router routes the secondary TSA through the three IPFEs', () => {
+      const { stdout } = topology.exec('router', ['ip', '-4', '-j', 'route', 'show', `${TSA2}/32`]);
+      const routes = JSON.parse(stdout || '[]') as { nexthops?: unknown[] }[];
+      return routes[0]?.nexthops?.length === IPFES.length;
+    });
+    // The servers hold both TSAs (a reporter holding both in place of the lab's), before their
+    // multihomed peers start: usrsctp learns the host's addresses once.
+    for (const s of SERVERS) {
+      topology.kill(lab.reporters[s]!);
+      lab.reporters[s] = startHoldingReporter(topology, s, {
+        address: lab.hosts[s],
+        holdTsa: `${TSA},${TSA2}`,
+      });
+    }
+    await until('s1 and s2 hold the secondary TSA', () =>
+      SERVERS.every((s) =>
+        topology.exec(s, ['ip', '-4', 'addr', 'show', 'eth0']).stdout.includes(`${TSA2}/`),
+      ),
+    );
+    // The reporters restarted: every IPFE sees both servers again before an association starts
+    // (an IPFE that still took one for offline would send its packets elsewhere).
+    await until('every IPFE sees s1 and s2 again', () =>
+      IPFES.every((slot) => {
+        const status = JSON.parse(lab.agentGet(slot, '/v1/status') || '{}') as {
+          targetSets?: { servers: { state: string }[] }[];
+        };
+        const servers = status.targetSets?.[0]?.servers ?? [];
+        return (
+          servers.length === SERVERS.length &&
+          servers.every((x) => x.state !== 'offline' && x.state !== 'initializing')
+        );
+      }),
+    );
+    const servers = {} as Record<(typeof SERVERS)[number], SctpServer>;
+    for (const s of SERVERS)
+      servers[s] = await startSctpServer(topology, s, {
+        name: s,
+        port: MH_PORT,
+        bind: [TSA, TSA2],
+      });
+    topology.exec('client', ['ip', 'addr', 'add', `${CLIENT2}/24`, 'dev', 'eth0']);
+    // Each IPFE notes the source ports of the packets it receives on either path.
+    for (const slot of IPFES)
+      lab.nft(slot, [
+        'table netdev ecmpmh {',
+        '  set primary { type inet_service; flags dynamic; }',
+        '  set secondary { type inet_service; flags dynamic; }',
+        '  chain in {',
+        '    type filter hook ingress device "eth0" priority -500;',
+        `    ip daddr ${TSA} sctp dport ${MH_PORT} add @primary { sctp sport }`,
+        `    ip daddr ${TSA2} sctp dport ${MH_PORT} add @secondary { sctp sport }`,
+        '  }',
+        '}',
+      ]);
+    const seen = (path: 'primary' | 'secondary') =>
+      Object.fromEntries(
+        IPFES.map((slot) => {
+          const { stdout } = topology.exec(slot, [
+            'nft',
+            '-j',
+            'list',
+            'set',
+            'netdev',
+            'ecmpmh',
+            path,
+          ]);
+          const sets = (
+            JSON.parse(stdout || '{"nftables":[]}') as {
+              nftables: { set?: { elem?: number[] } }[];
+            }
+          ).nftables;
+          return [slot, new Set(sets.find((i) => i.set)?.set?.elem ?? [])];
+        }),
+      ) as Record<IpfeName, Set<number>>;
+    const ipfeOf = (path: 'primary' | 'secondary', port: number) =>
+      IPFES.filter((slot) => seen(path)[slot].has(port));
+
+    const client = await startSctpClient(topology, 'client', {
+      connect: [[TSA, TSA2]],
+      port: MH_PORT,
+      bind: [CLIENT, CLIENT2],
+      associations: count,
+      intervalMs: 50,
+    });
+    for (let i = 0; i < count; i++)
+      await waitForLine(client.child, new RegExp(`^up ${i} s\\d$`), { timeoutMs: 20_000 });
+    const ports = [...client.localPorts().values()];
+    // The secondary path carries heartbeats: each reaches an IPFE, and the server answers them.
+    await until('heartbeats of every association on the secondary path', () =>
+      ports.every((port) => ipfeOf('secondary', port).length > 0),
+    );
+    const paths = ports.map((port) => ({
+      port,
+      primary: ipfeOf('primary', port),
+      secondary: ipfeOf('secondary', port),
+    }));
+    console.log(`multihomed associations, IPFEs of each path: ${JSON.stringify(paths)}`);
+    // The router hashes each path on its own addresses: some go through two IPFEs.
+    expect(paths.some((p) => p.primary.join() !== p.secondary.join())).toBe(true);
+    const before = await client.stats();
+    const linesBefore = linesOf(client.child).length;
+
+    // The primary path cut at the router, both ways: the associations go on by the secondary.
+    const router = topology.ns('router');
+    const cut = spawnSync('ip', [
+      'netns',
+      'exec',
+      router,
+      'nft',
+      `table inet mhcut { chain cut { type filter hook forward priority 0; ip daddr ${TSA} ip saddr ${CLIENT} drop; ip saddr ${TSA} ip daddr ${CLIENT} drop; }; }`,
+    ]);
+    expect(cut.status, cut.stderr?.toString()).toBe(0);
+    try {
+      for (let i = 0; i < count; i++)
+        await waitForLine(
+          client.child,
+          new RegExp(`^path ${i} ${TSA.replaceAll('.', '\\.')} unreachable$`),
+          { after: linesBefore },
+        );
+      const mid = await client.stats();
+      await until(
+        '20 more messages echoed on each association',
+        async () => (await client.stats()).every((a) => a.echoed > mid[a.index]!.sent + 20),
+        30_000,
+      );
+    } finally {
+      spawnSync('ip', ['netns', 'exec', router, 'nft', 'delete table inet mhcut']);
+    }
+    // The same servers, none lost on either side, none opened again.
+    const after = await client.stats();
+    expect(after.map((a) => a.server)).toEqual(before.map((a) => a.server));
+    for (const s of SERVERS) expect(servers[s].lost()).toEqual([]);
+    expect(linesOf(client.child).filter((line) => line.startsWith('lost '))).toEqual([]);
+    expect(linesOf(client.child).filter((line) => line.startsWith('open '))).toHaveLength(count);
+    await client.quit();
+  }, 180_000);
 });

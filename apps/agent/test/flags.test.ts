@@ -70,3 +70,54 @@ describe('the host thresholds (alarms 5101–5103)', () => {
     });
   });
 });
+
+describe('the TSA-facing link’s next hops (decision 028)', () => {
+  const device = ['--manage-addresses', 'eth0'];
+
+  it('probes the gateways of the device’s default routes every 200 ms, down after 3 misses, unless told otherwise', () => {
+    expect(read(...device)).toMatchObject({
+      flags: { linkWatch: { nextHops: 'routes', intervalMs: 200, misses: 3 } },
+    });
+  });
+
+  it('takes the next hops, interval and misses from their flags, or none', () => {
+    expect(
+      read(
+        ...device,
+        '--next-hop',
+        '192.0.2.1,2001:db8::1',
+        '--next-hop-interval-ms',
+        '100',
+        '--next-hop-misses',
+        '5',
+      ),
+    ).toMatchObject({
+      flags: { linkWatch: { nextHops: ['192.0.2.1', '2001:db8::1'], intervalMs: 100, misses: 5 } },
+    });
+    expect(read(...device, '--next-hop', 'none')).toMatchObject({
+      flags: { linkWatch: { nextHops: [] } },
+    });
+  });
+
+  it.each([
+    [
+      ['--next-hop', '192.0.2.1,router'],
+      '--next-hop must be IP addresses separated by commas, or none',
+    ],
+    [
+      ['--next-hop-interval-ms', '10'],
+      '--next-hop-interval-ms must be milliseconds from 50 to 10000',
+    ],
+    [['--next-hop-misses', '0'], '--next-hop-misses must be a whole number from 1 to 100'],
+  ])('refuses %j, naming the flag', (flags, problem) => {
+    expect(read(...device, ...flags)).toEqual({ problems: [problem] });
+  });
+
+  it('needs the device whose next hops it probes', () => {
+    expect(read('--next-hop', '192.0.2.1')).toEqual({
+      problems: [
+        '--next-hop needs --manage-addresses DEV (the TSA-facing link whose next hops it probes)',
+      ],
+    });
+  });
+});

@@ -10,7 +10,7 @@ import { withPortSlices } from '../src/testing.ts';
 /**
  * An agent in a host of a test's topology, on the kernel data path unless told, holding its TSAs
  * on `device` (eth0 unless told: `--manage-addresses`), and with `sync` sharing conntrack state
- * with its mate.
+ * with its mate; `flags`: more of its flags (e.g. `--next-hop`).
  */
 export function startNetnsAgent(
   topology: Topology,
@@ -22,6 +22,7 @@ export function startNetnsAgent(
     sync: boolean;
     dataplane?: DataPath;
     device?: string;
+    flags?: string[];
   },
 ): ChildProcess {
   return topology.run(
@@ -40,6 +41,7 @@ export function startNetnsAgent(
       '--manage-addresses',
       options.device ?? 'eth0',
       ...(options.sync ? ['--sync-conntrack'] : []),
+      ...(options.flags ?? []),
     ],
     { IPFE_AGENT_TOKEN: options.token, LOG_LEVEL: process.env.AGENT_LOG_LEVEL ?? 'warn' },
   );

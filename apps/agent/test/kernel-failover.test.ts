@@ -145,8 +145,13 @@ describeLab('kernel failover with shared conntrack state', missing, () => {
     expect(Object.values(held).reduce((a, b) => a + b, 0)).toBe(20);
     // A1 must hear of the connections A2 carried meanwhile: they are in A1's external cache.
     topology.exec('a1', ['ip', 'link', 'set', 'eth0', 'up']);
-    await until('A2 lets the TSA go', () => !holdsTsa('a2'), 30_000);
-    expect(holdsTsa('a1')).toBe(true);
+    // Its link back, A1 is like a returning node (decision 028): it takes the TSA back once the
+    // hold-off has passed, as A2 lets it go.
+    await until(
+      'A2 lets the TSA go and A1 holds it',
+      () => !holdsTsa('a2') && holdsTsa('a1'),
+      30_000,
+    );
     await until(
       'new connections through A1',
       async () => (await client.ask(`tally ${TSA} 1`)).none === undefined,

@@ -11,6 +11,11 @@ import { activeActiveGroupOf, IPFE_SLOTS } from '@ipfe/schema';
  * agent declares its mate dead only after mateTimeoutMs of silence, and an agent declares its
  * own (re)start with `restarted`, so that it waits for the hold-off before it takes its
  * addresses back from the mate that covered for it.
+ *
+ * A slot may also be alive but unable to serve (`unable`: its TSA-facing link is down, decision
+ * 028): it steps aside for a slot that is alive and able, and when it is `able` again it waits
+ * for the hold-off, as after a return. Where no slot of a TSA is able, the alive ones serve as if
+ * all were: a node that may still reach some clients is better than none.
  */
 
 export const PREEMPTION_HOLD_OFF_MS = 2000;
@@ -38,13 +43,15 @@ export function announceOf(roles: Pick<TsaRoles, 'activeActive'>): Announce {
 interface Liveness {
   alive: boolean;
   since: number;
+  /** False while the slot says it cannot serve (its TSA-facing link is down). */
+  able: boolean;
 }
 
 export class Ownership {
   readonly holdOffMs: number;
   #tsas = new Map<string, TsaRoles>();
   #slots = new Map<IpfeSlot, Liveness>(
-    IPFE_SLOTS.map((slot) => [slot, { alive: true, since: Number.NEGATIVE_INFINITY }]),
+    IPFE_SLOTS.map((slot) => [slot, { alive: true, since: Number.NEGATIVE_INFINITY, able: true }]),
   );
 
   constructor(document?: ConfigDocument, options: { holdOffMs?: number } = {}) {
@@ -79,6 +86,19 @@ export class Ownership {
     s.since = now;
   }
 
+  /** `slot` cannot serve from `now` (its TSA-facing link is down): its TSAs go to an able mate. */
+  unable(slot: IpfeSlot, _now: number): void {
+    this.#slot(slot).able = false;
+  }
+
+  /** `slot` can serve again from `now`: like a return, it waits for the hold-off to take TSAs back. */
+  able(slot: IpfeSlot, now: number): void {
+    const s = this.#slot(slot);
+    if (s.able) return;
+    s.able = true;
+    s.since = now;
+  }
+
   isAlive(slot: IpfeSlot): boolean {
     return this.#slot(slot).alive;
   }
@@ -89,28 +109,40 @@ export class Ownership {
     return roles ? this.ownerOfRoles(roles, now) : null;
   }
 
-  /** Active-active: the first alive member of the group (the one a single answer names). */
+  /** Active-active: the first member that is alive and able (else alive), the one a single answer names. */
   ownerOfRoles(roles: TsaRoles, now: number): IpfeSlot | null {
     if (roles.disabled) return null;
-    if (roles.activeActive)
-      return roles.activeActive.find((slot) => this.#slot(slot).alive) ?? null;
+    if (roles.activeActive) {
+      const { activeActive: group } = roles;
+      return (
+        group.find((slot) => this.#ready(slot)) ?? group.find((slot) => this.#alive(slot)) ?? null
+      );
+    }
+    const standby = roles.standby;
+    // Those able to serve first; when neither is, the alive ones as if both were.
+    const eligible =
+      this.#ready(roles.active) || (standby !== null && this.#ready(standby))
+        ? (slot: IpfeSlot) => this.#ready(slot)
+        : (slot: IpfeSlot) => this.#alive(slot);
     const active = this.#slot(roles.active);
-    const standby = roles.standby ? this.#slot(roles.standby) : null;
-    const standbyAlive = standby?.alive ?? false;
-    if (active.alive && (now - active.since >= this.holdOffMs || !standbyAlive)) {
+    const standbyEligible = standby !== null && eligible(standby);
+    if (eligible(roles.active) && (now - active.since >= this.holdOffMs || !standbyEligible)) {
       return roles.active;
     }
-    if (standbyAlive) return roles.standby;
-    return null;
+    return standbyEligible ? standby : null;
   }
 
   /**
    * Whether `slot` serves `roles` at `now`: its owner (active/standby), or, active-active, one of
-   * the group while it is alive (every alive member serves; ECMP spreads the flows over them).
+   * the group while it is alive (every alive member serves; ECMP spreads the flows over them) and
+   * able, or while no member is able.
    */
   serves(slot: IpfeSlot, roles: TsaRoles, now: number): boolean {
     if (roles.disabled) return false;
-    if (roles.activeActive) return roles.activeActive.includes(slot) && this.#slot(slot).alive;
+    if (roles.activeActive) {
+      if (!roles.activeActive.includes(slot) || !this.#alive(slot)) return false;
+      return this.#ready(slot) || !roles.activeActive.some((other) => this.#ready(other));
+    }
     return this.ownerOfRoles(roles, now) === slot;
   }
 
@@ -127,6 +159,16 @@ export class Ownership {
       if (s.alive && at > now && (next === null || at < next)) next = at;
     }
     return next;
+  }
+
+  #alive(slot: IpfeSlot): boolean {
+    return this.#slot(slot).alive;
+  }
+
+  /** Alive and able to serve. */
+  #ready(slot: IpfeSlot): boolean {
+    const s = this.#slot(slot);
+    return s.alive && s.able;
   }
 
   #slot(slot: IpfeSlot): Liveness {

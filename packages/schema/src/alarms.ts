@@ -22,6 +22,7 @@ export const ALARM = {
   configurationRejected: 5150,
   ipfeUnreachable: 5151,
   bgpSessionDown: 5152,
+  tsaLinkDown: 5153,
 } as const;
 
 export type AlarmCode = (typeof ALARM)[keyof typeof ALARM];
@@ -125,6 +126,14 @@ export const ALARM_CATALOG: Readonly<Record<AlarmCode, AlarmDefinition>> = {
     origin: 'own',
     raisedBy: 'agent',
     meaning: 'an active-active IPFE’s BGP session with an upstream router is not established',
+  },
+  5153: {
+    name: 'TSA Link Down',
+    severity: 'major',
+    origin: 'own',
+    raisedBy: 'agent',
+    meaning:
+      'an IPFE’s TSA-facing link lost its carrier or its next hop stopped answering ARP/ND: it cannot serve, and its mate serves its TSAs',
   },
 };
 
