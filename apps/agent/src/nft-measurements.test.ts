@@ -140,7 +140,7 @@ describe('the direct path’s measurements', () => {
       chain: 'svc_192_0_2_1 ',
       expected: [
         'add rule netdev ipfe_a1 svc_192_0_2_1 th dport @port_pkts',
-        'add rule netdev ipfe_a1 svc_192_0_2_1 th dport 80 limit name "lim_80_500000" th dport @port_throttled drop',
+        'add rule netdev ipfe_a1 svc_192_0_2_1 th dport 80 limit name "lim_80_500000_50000" th dport @port_throttled drop',
         'add rule netdev ipfe_a1 svc_192_0_2_1 ip daddr @in4',
         'add rule netdev ipfe_a1 svc_192_0_2_1 tcp flags & (fin | syn | rst | ack) == syn goto new_192_0_2_1',
         'add rule netdev ipfe_a1 svc_192_0_2_1 ip saddr . meta l4proto . th sport . th dport @rec_192_0_2_1_1 goto to_192_0_2_1_1',

@@ -23,18 +23,24 @@ export function rejectStatement(option: TcpRejectOption | SctpRejectOption): str
 }
 
 /**
- * The named limit object of a port's Global Packet Rate Limit. The rate is in its name: a new rate
- * is a new object (nft cannot change a limit in place), and an object keeps its tokens across the
- * table's reprogramming (its chains are flushed, its named objects are not). One a rate no longer
+ * A limit's burst: a tenth of a second of the rate, at least 100 packets, as policers allow. At the
+ * lowest limit (1,000 packets/s) a burst of 1/50 s let a client opening ten connections at once be
+ * throttled while far below the limit over any second.
+ */
+const burstOf = (pps: number) => Math.max(100, Math.round(pps / 10));
+
+/**
+ * The named limit object of a port's Global Packet Rate Limit. The rate and burst are in its
+ * name: a new rate is a new object (nft cannot change a limit in place, and `add` keeps the old
+ * one), and an object keeps its tokens across the table's reprogramming (its chains are flushed, its named objects are not). One a rate no longer
  * in use leaves behind stays, unreferenced, until the table is removed: deleting one that may
  * already be gone (a table someone deleted) would make the whole transaction fail.
  */
-export const limitName = (port: number, pps: number) => `lim_${port}_${pps}`;
+export const limitName = (port: number, pps: number) => `lim_${port}_${pps}_${burstOf(pps)}`;
 
-/** The limit's own declaration: a burst of 1/50 s of the rate, at least 5 packets. */
+/** The limit's own declaration. */
 export function limitDeclaration(table: string, port: number, pps: number): string {
-  const burst = Math.max(5, Math.round(pps / 50));
-  return `add limit ${table} ${limitName(port, pps)} { rate over ${pps}/second burst ${burst} packets }`;
+  return `add limit ${table} ${limitName(port, pps)} { rate over ${pps}/second burst ${burstOf(pps)} packets }`;
 }
 
 /** The ports a plan forwards (every TSA forwards the Options' ports), in order. */
