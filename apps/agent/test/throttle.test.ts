@@ -2,10 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { configurationShape, type Configuration, type TcpRejectOption } from '@ipfe/schema';
+import {
+  configurationShape,
+  type Configuration,
+  type SctpRejectOption,
+  type TcpRejectOption,
+} from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { synFlood } from './flood/syn-flood.ts';
+import { sctpPeerUnavailable, startSctpClient } from './sctp/sctp-peer.ts';
 import { startNetnsAgent } from './kernel-agents.ts';
 import {
   startKernelClient,
@@ -58,6 +64,7 @@ for (const { path, subnet, tools } of PATHS) {
   const config = (
     tcpRejectOption: TcpRejectOption = 'tcpReset',
     balance: { weights: [number, number]; imbalanceMinPps: number } | null = null,
+    sctpRejectOption: SctpRejectOption = 'drop',
   ): Configuration =>
     configurationShape.parse({
       options: {
@@ -67,6 +74,7 @@ for (const { path, subnet, tools } of PATHS) {
         connectTryIntervalS: 1,
         packetRateLimitPps: balance ? 500_000 : LIMIT_PPS,
         tcpRejectOption,
+        sctpRejectOption,
         ...(balance && { imbalanceThresholdPct: 1, imbalanceMinPps: balance.imbalanceMinPps }),
       },
       xsiNetworks: [{ name: 'xsi', cidr: `${subnet}.0/24` }],
@@ -90,6 +98,8 @@ for (const { path, subnet, tools } of PATHS) {
           number: 2,
           family: 'ipv4',
           algorithm: 'hash',
+          // SCTP too where it is forwarded (the direct path): its INITs are refused as well.
+          protocols: path === 'direct' ? 'both' : 'tcp',
           primary: { address: UNSERVED_TSA, activeIpfe: 'A1' },
           servers: [{ address: ABSENT_SERVER }],
         },
@@ -150,7 +160,7 @@ for (const { path, subnet, tools } of PATHS) {
 
   describeLab(
     `the Options’ rate limit and rejects on the ${path} path`,
-    labMissing(...tools),
+    labMissing(...tools) ?? (path === 'direct' ? sctpPeerUnavailable() : null),
     () => {
       beforeAll(async () => {
         topology.build();
@@ -320,6 +330,44 @@ for (const { path, subnet, tools } of PATHS) {
         // Target Set 1 is untouched by Target Set 2's refusals.
         expect((await client.ask(`tally ${TSA} 4`)).none).toBeUndefined();
       }, 150_000);
+      if (path === 'direct')
+        it('answers an SCTP INIT no server can take as the SCTP reject option says: ICMP port unreachable, or nothing', async () => {
+          const portUnreachable = () => icmpAtClient()['port-unreachable'] ?? 0;
+          const tryAssociation = () =>
+            startSctpClient(topology, 'client', {
+              connect: [UNSERVED_TSA],
+              port: PORT,
+              bind: [hosts.client],
+              associations: 1,
+              timeoutMs: 3000,
+            });
+          await push(config('tcpReset', null, 'icmpPortUnreachable'));
+          const before = portUnreachable();
+          const refused = await tryAssociation();
+          await until(
+            'the client told the port is unreachable',
+            () => portUnreachable() > before,
+            20_000,
+          );
+          topology.kill(refused.child);
+
+          await push(config('drop', null, 'drop'));
+          // The push is in once a TCP connection is dropped (TCP reject Drop too) rather than reset.
+          await until(
+            'the new options in',
+            async () => {
+              const outcome = Object.keys(await client.ask(`connect ${UNSERVED_TSA} ${PORT}`))[0];
+              return outcome === 'timeout';
+            },
+            30_000,
+          );
+          const atDrop = portUnreachable();
+          const dropped = await tryAssociation();
+          await new Promise((r) => setTimeout(r, 3000)); // INITs are sent again meanwhile
+          topology.kill(dropped.child);
+          expect(portUnreachable()).toBe(atDrop);
+          await push(config());
+        }, 90_000);
     },
   );
 }
