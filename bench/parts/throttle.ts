@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNamingService } from '../../apps/agent/test/direct-hosts.ts';
 import { startKernelClient } from '../../apps/agent/test/netns-topology.ts';
+import { arrivals, countArrivals } from '../../apps/agent/test/flood/counted.ts';
 import { buildSynFlood, synFlood } from '../../apps/agent/test/flood/syn-flood.ts';
 import { BENCH_TOKEN, benchDocument, persistFor } from '../lib/config.ts';
 import { onCleanup } from '../lib/cleanup.ts';
@@ -71,10 +72,9 @@ export async function runThrottle(ctx: PartContext): Promise<Record<string, unkn
       ]);
       // Answers with the server's name, then echoes (the client's tally and held connections).
       startNamingService(net.topology, s, PORT, () => {});
-      net.sh(s, [
-        'nft',
-        `add table ip seen; add chain ip seen in { type filter hook prerouting priority -300; }; add rule ip seen in ip saddr ${FLOOD_SOURCE} tcp dport ${PORT} counter`,
-      ]);
+      countArrivals(net, s, 'seen', 'prerouting', {
+        flood: `ip saddr ${FLOOD_SOURCE} tcp dport ${PORT}`,
+      });
     }
     const document = benchDocument(1, {
       ipfe: { A1: HOSTS.a1 },
@@ -115,18 +115,7 @@ export async function runThrottle(ctx: PartContext): Promise<Record<string, unkn
     const alarms = async () => Object.keys(await client.ask(`alarms ${control} ${BENCH_TOKEN}`));
     const throttling = `5013 port ${PORT}`;
     const forwarded = () =>
-      (['s1', 's2'] as const).reduce((sum, s) => {
-        const listing = net.sh(s, ['nft', '-j', 'list', 'table', 'ip', 'seen']);
-        const counter = (
-          JSON.parse(listing) as { nftables: { rule?: { expr: unknown[] } }[] }
-        ).nftables
-          .flatMap((i) => i.rule?.expr ?? [])
-          .find(
-            (e): e is { counter: { packets: number } } =>
-              typeof e === 'object' && e !== null && 'counter' in e,
-          );
-        return sum + (counter?.counter.packets ?? 0);
-      }, 0);
+      (['s1', 's2'] as const).reduce((sum, s) => sum + (arrivals(net, s, 'seen').flood ?? 0), 0);
 
     const results: {
       ratio: number;

@@ -10,6 +10,7 @@ import {
 } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
+import { arrivals, countArrivals } from './flood/counted.ts';
 import { synFlood } from './flood/syn-flood.ts';
 import { sctpPeerUnavailable, startSctpClient } from './sctp/sctp-peer.ts';
 import { startNetnsAgent } from './kernel-agents.ts';
@@ -120,43 +121,11 @@ for (const { path, subnet, tools } of PATHS) {
   const alarms = async () => Object.keys(await client.ask(`alarms ${control} ${TOKEN}`));
 
   /** SYNs to the port that reached the servers (counted in each server's namespace). */
-  function synsAtServers(): number {
-    return (['s1', 's2'] as const).reduce((sum, s) => {
-      const listing = topology.exec(s, ['nft', '-j', 'list', 'table', 'ip', 'seen']).stdout;
-      const counter = (
-        JSON.parse(listing) as { nftables: { rule?: { expr: unknown[] } }[] }
-      ).nftables
-        .flatMap((i) => i.rule?.expr ?? [])
-        .find(
-          (e): e is { counter: { packets: number } } =>
-            typeof e === 'object' && e !== null && 'counter' in e,
-        );
-      return sum + (counter?.counter.packets ?? 0);
-    }, 0);
-  }
+  const synsAtServers = () =>
+    (['s1', 's2'] as const).reduce((sum, s) => sum + (arrivals(topology, s, 'seen').syn ?? 0), 0);
 
   /** ICMP destination-unreachable codes the client has received, by nft's names for them. */
-  function icmpAtClient(): Record<string, number> {
-    const listing = topology.exec('client', [
-      'nft',
-      '-j',
-      'list',
-      'table',
-      'ip',
-      'icmpseen',
-    ]).stdout;
-    const counts: Record<string, number> = {};
-    for (const item of (
-      JSON.parse(listing) as { nftables: { rule?: { comment?: string; expr: unknown[] } }[] }
-    ).nftables) {
-      const counter = item.rule?.expr.find(
-        (e): e is { counter: { packets: number } } =>
-          typeof e === 'object' && e !== null && 'counter' in e,
-      );
-      if (item.rule?.comment && counter) counts[item.rule.comment] = counter.counter.packets;
-    }
-    return counts;
-  }
+  const icmpAtClient = () => arrivals(topology, 'client', 'icmpseen');
 
   describeLab(
     `the Options’ rate limit and rejects on the ${path} path`,
@@ -170,22 +139,22 @@ for (const { path, subnet, tools } of PATHS) {
             startHoldingReporter(topology, s, { address: hosts[s], holdTsa: TSA });
             startNamingService(topology, s, PORT, () => {});
           } else startNamedServer(topology, s, hosts[s]);
-          topology.exec(s, [
-            'nft',
-            `add table ip seen; add chain ip seen in { type filter hook prerouting priority -300; }; add rule ip seen in tcp dport ${PORT} tcp flags & (syn | ack) == syn counter`,
-          ]);
+          countArrivals(topology, s, 'seen', 'prerouting', {
+            syn: `tcp dport ${PORT} tcp flags & (syn | ack) == syn`,
+          });
         }
-        topology.exec('client', [
-          'nft',
-          [
-            'add table ip icmpseen',
-            'add chain ip icmpseen in { type filter hook input priority -300; }',
-            ...['host-unreachable', 'port-unreachable', 'admin-prohibited'].map(
-              (code) =>
-                `add rule ip icmpseen in icmp type destination-unreachable icmp code ${code} counter comment "${code}"`,
-            ),
-          ].join('; '),
-        ]);
+        countArrivals(
+          topology,
+          'client',
+          'icmpseen',
+          'input',
+          Object.fromEntries(
+            ['host-unreachable', 'port-unreachable', 'admin-prohibited'].map((code) => [
+              code,
+              `icmp type destination-unreachable icmp code ${code}`,
+            ]),
+          ),
+        );
         startNetnsAgent(topology, 'a1', {
           control: `${hosts.a1}:8701`,
           stateDir: stateDirWith(dir, 'a1', config()),
