@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNamingService } from '../../apps/agent/test/direct-hosts.ts';
+import { startHoldingReporter, startNamingService } from '../../apps/agent/test/direct-hosts.ts';
 import { startKernelClient } from '../../apps/agent/test/netns-topology.ts';
 import { arrivals, countArrivals } from '../../apps/agent/test/flood/counted.ts';
 import { buildSynFlood, synFlood } from '../../apps/agent/test/flood/syn-flood.ts';
@@ -56,20 +56,12 @@ export async function runThrottle(ctx: PartContext): Promise<Record<string, unkn
   const net = new BenchNet('nfth', HOSTS, null, ctx.log);
   try {
     for (const s of ['s1', 's2'] as const) {
-      net.run(s, [
-        process.execPath,
-        join(ROOT, 'packages/reporter/bin/ipfe-reporter.js'),
-        '--listen',
-        `${HOSTS[s]}:9675`,
-        '--mps-capacity',
-        '100000',
-        '--connection-capacity',
-        '100000',
-        '--interval-ms',
-        '200',
-        '--hold-tsa',
-        TSA,
-      ]);
+      startHoldingReporter(net.topology, s, {
+        address: HOSTS[s],
+        holdTsa: TSA,
+        mpsCapacity: 100_000,
+        connectionCapacity: 100_000,
+      });
       // Answers with the server's name, then echoes (the client's tally and held connections).
       startNamingService(net.topology, s, PORT, () => {});
       countArrivals(net, s, 'seen', 'prerouting', {

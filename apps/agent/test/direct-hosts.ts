@@ -15,7 +15,7 @@ import { withPortSlices } from '../src/testing.ts';
 export function startHoldingReporter(
   topology: Topology,
   host: string,
-  options: { address: string; holdTsa: string; connectionCapacity?: number },
+  options: { address: string; holdTsa: string; connectionCapacity?: number; mpsCapacity?: number },
 ): ChildProcess {
   return topology.run(host, [
     process.execPath,
@@ -23,7 +23,7 @@ export function startHoldingReporter(
     '--listen',
     formatHostPort(options.address, 9675),
     '--mps-capacity',
-    '100',
+    String(options.mpsCapacity ?? 100),
     '--connection-capacity',
     String(options.connectionCapacity ?? 100),
     '--interval-ms',
