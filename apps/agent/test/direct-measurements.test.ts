@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { configurationShape, type AgentStatus, type Configuration } from '@ipfe/schema';
+import { configurationShape, type Configuration } from '@ipfe/schema';
 import { buildDocument } from '@ipfe/schema/digest';
+import { a1Measurements } from './a1-measurements.ts';
 import { startHoldingReporter, startNamingService, stateDirWith } from './direct-hosts.ts';
 import { startNetnsAgent } from './kernel-agents.ts';
 import { startKernelClient, Topology, type KernelClient } from './netns-topology.ts';
@@ -91,57 +92,14 @@ function config(accounting = true): Configuration {
   });
 }
 
-/** GET `path` of A1's control API, from inside its namespace. */
-function fromA1(path: string): string {
-  const script = `fetch('http://${hosts.a1}:8701${path}', { headers: { authorization: 'Bearer ${TOKEN}' } })
-    .then((r) => r.text()).then((t) => console.log(t))`;
-  return topology.exec('a1', [process.execPath, '-e', script]).stdout;
-}
-
-const measurementsOf = () => (JSON.parse(fromA1('/v1/status')) as AgentStatus).measurements!;
-const targetSet = (number: number) => measurementsOf().targetSets.find((t) => t.number === number)!;
-const sentToServers = (ts: ReturnType<typeof targetSet>) =>
-  ts.servers.reduce((sum, s) => sum + (s.txBytes ?? 0), 0);
-
-/** The value of one series of A1's /metrics, by its name and labels (NaN: absent). */
-function metric(name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = fromA1('/metrics')
-    .split('\n')
-    .find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
-  return Number(line?.split(' ').at(-1) ?? NaN);
-}
-
-/** The bytes A1's nft set `rx4` counted towards `tsa` now (0: none listed). */
-function countedBytes(tsa: string): number {
-  const listing = topology.exec('a1', [
-    'nft',
-    '-j',
-    'list',
-    'set',
-    'netdev',
-    'ipfe_a1',
-    'rx4',
-  ]).stdout;
-  const items = (
-    JSON.parse(listing || '{"nftables":[]}') as {
-      nftables: { set?: { elem?: { elem: { val: string; counter: { bytes: number } } }[] } }[];
-    }
-  ).nftables;
-  const element = items.flatMap((i) => i.set?.elem ?? []).find((e) => e.elem.val === tsa);
-  return element?.elem.counter.bytes ?? 0;
-}
-
-/**
- * Target Set `number`'s measurements once the agent has read what nftables counted towards its
- * TSA so far (its reads come a second or more apart): nothing sent before is still to come.
- */
-function settled(number: number, tsa: string) {
-  return until(`the agent's read of what ${tsa} received`, () => {
-    const ts = targetSet(number);
-    return ts.rxBytes === countedBytes(tsa) && ts;
-  });
-}
+const { fromA1, measurementsOf, targetSet, sentToServers, metric, settled } = a1Measurements(
+  topology,
+  {
+    address: hosts.a1,
+    token: TOKEN,
+    family: 'netdev',
+  },
+);
 
 async function push(next: Configuration) {
   const file = join(dir, `revision-${++revision}.json`);
