@@ -5,17 +5,21 @@ import { options } from '@/testing/fixtures';
 import { renderWithRouter } from '@/testing/render';
 import { OptionsForm, placeOptionsIssue, toOptionsBody, toFormValues } from './options-form';
 
+/** The form with the fixture's options, editable, with the IPFE slots locked as given. */
+const renderForm = (lockedSlots: Record<string, number[]> = {}) =>
+  renderWithRouter(
+    <OptionsForm
+      options={options}
+      etag='"o"'
+      readOnly={false}
+      lockedSlots={lockedSlots}
+      onReload={vi.fn()}
+    />,
+  );
+
 describe('OptionsForm', () => {
   it('shows the IPFE slots and the global options in the source sections', () => {
-    renderWithRouter(
-      <OptionsForm
-        options={options}
-        etag='"o"'
-        readOnly={false}
-        lockedSlots={{}}
-        onReload={vi.fn()}
-      />,
-    );
+    renderForm();
     expect(screen.getByLabelText('IPFE A1 address')).toHaveValue('10.0.0.1');
     expect(screen.getByLabelText('IPFE B1 address')).toHaveValue('');
     for (const name of [
@@ -33,15 +37,7 @@ describe('OptionsForm', () => {
   });
 
   it('offers the reject choices of the source, the rate limit, the imbalance minimum and accounting, labelled and with their help', () => {
-    renderWithRouter(
-      <OptionsForm
-        options={options}
-        etag='"o"'
-        readOnly={false}
-        lockedSlots={{}}
-        onReload={vi.fn()}
-      />,
-    );
+    renderForm();
     const tcp = screen.getByRole('combobox', { name: 'TCP reject option' });
     expect(tcp).toHaveValue('tcpReset');
     expect([...tcp.querySelectorAll('option')].map((o) => o.textContent)).toEqual([
@@ -85,15 +81,7 @@ describe('OptionsForm', () => {
       }),
     );
     vi.stubGlobal('fetch', fetchMock);
-    const { user } = renderWithRouter(
-      <OptionsForm
-        options={options}
-        etag='"o"'
-        readOnly={false}
-        lockedSlots={{}}
-        onReload={vi.fn()}
-      />,
-    );
+    const { user } = renderForm();
     const limit = screen.getByRole('spinbutton', {
       name: 'Global packet rate limit (packets/s per port)',
     });
@@ -127,15 +115,7 @@ describe('OptionsForm', () => {
   });
 
   it('makes the address of an IPFE that a Target Set uses read-only, and says why', () => {
-    renderWithRouter(
-      <OptionsForm
-        options={options}
-        etag='"o"'
-        readOnly={false}
-        lockedSlots={{ A1: [1, 4] }}
-        onReload={vi.fn()}
-      />,
-    );
+    renderForm({ A1: [1, 4] });
     const a1 = screen.getByLabelText('IPFE A1 address');
     expect(a1).toHaveAttribute('readonly');
     expect(a1).toHaveAccessibleDescription(
@@ -145,15 +125,7 @@ describe('OptionsForm', () => {
   });
 
   it('checks fields as the schema does when the operator leaves them', async () => {
-    const { user } = renderWithRouter(
-      <OptionsForm
-        options={options}
-        etag='"o"'
-        readOnly={false}
-        lockedSlots={{}}
-        onReload={vi.fn()}
-      />,
-    );
+    const { user } = renderForm();
     const ports = screen.getByLabelText(/Forwarded ports/);
     await user.clear(ports);
     await user.type(ports, '3868, 3868');
