@@ -6,7 +6,15 @@ import { createReporter, type Reporter } from '@ipfe/reporter';
 import type { IpfeView } from '@ipfe/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnAgent } from './agent-process.ts';
-import { login, startApp, testEngine, waitFor, type Client, type TestApp } from './helpers.ts';
+import {
+  configureMatesLab,
+  login,
+  startApp,
+  testEngine,
+  waitFor,
+  type Client,
+  type TestApp,
+} from './helpers.ts';
 
 /** The OAM with two real agent processes on loopback (127.40.0.0/16). */
 const TOKEN = 'integration-token-0123456789abcdefghijklmnop';
@@ -53,26 +61,13 @@ beforeAll(async () => {
   });
   await t.app.ready();
   admin = await login(t.app);
-  const ok = (r: { statusCode: number; body: string }) =>
-    expect(r.statusCode, r.body).toBeLessThan(300);
-  ok(
-    await admin.edit('/api/options', {
-      ipfe: { A1: { address: A1 }, A2: { address: A2 } },
-      mateIntervalMs: 100,
-      mateTimeoutMs: 600,
-    }),
-  );
-  ok(await admin.post('/api/xsi-networks', { name: 'lab', cidr: '127.40.0.0/16' }));
-  for (const [i, address] of SERVERS.entries())
-    ok(await admin.post('/api/app-servers', { name: `mp${i + 1}`, addresses: [address] }));
-  ok(
-    await admin.post('/api/target-sets', {
-      family: 'ipv4',
-      algorithm: 'hash',
-      primary: { address: TSA },
-      servers: SERVERS.map((address) => ({ address })),
-    }),
-  );
+  await configureMatesLab(admin, {
+    a1: A1,
+    a2: A2,
+    cidr: '127.40.0.0/16',
+    servers: SERVERS,
+    tsa: TSA,
+  });
   startAgent('A1');
   startAgent('A2');
 }, 60_000);

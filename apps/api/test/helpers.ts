@@ -164,6 +164,39 @@ export async function seedPrerequisites(client: Client) {
   }
 }
 
+/**
+ * The OAM's side of a lab with real agents: IPFEs A1 and A2 (mates beaconing every 100 ms, 600 ms
+ * timeout), one XSI network, servers mp1… and Target Set 1 over them on `tsa`.
+ */
+export async function configureMatesLab(
+  client: Client,
+  lab: { a1: string; a2: string; cidr: string; servers: string[]; tsa: string; protocols?: string },
+) {
+  const ok = (response: LightMyRequestResponse) => {
+    if (response.statusCode >= 300)
+      throw new Error(`lab set-up failed: ${response.statusCode} ${response.body}`);
+  };
+  ok(
+    await client.edit('/api/options', {
+      ipfe: { A1: { address: lab.a1 }, A2: { address: lab.a2 } },
+      mateIntervalMs: 100,
+      mateTimeoutMs: 600,
+    }),
+  );
+  ok(await client.post('/api/xsi-networks', { name: 'lab', cidr: lab.cidr }));
+  for (const [i, address] of lab.servers.entries())
+    ok(await client.post('/api/app-servers', { name: `mp${i + 1}`, addresses: [address] }));
+  ok(
+    await client.post('/api/target-sets', {
+      family: 'ipv4',
+      algorithm: 'hash',
+      ...(lab.protocols && { protocols: lab.protocols }),
+      primary: { address: lab.tsa },
+      servers: lab.servers.map((address) => ({ address })),
+    }),
+  );
+}
+
 export const leastLoadTargetSet = (overrides: Record<string, unknown> = {}) => ({
   family: 'ipv4',
   algorithm: 'leastLoad',

@@ -7,7 +7,14 @@ import { createReporter, type Reporter } from '@ipfe/reporter';
 import type { IpfeView, MeasurementsView } from '@ipfe/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnAgent } from './agent-process.ts';
-import { login, startApp, waitFor, type Client, type TestApp } from './helpers.ts';
+import {
+  configureMatesLab,
+  login,
+  startApp,
+  waitFor,
+  type Client,
+  type TestApp,
+} from './helpers.ts';
 
 /**
  * GET /api/measurements with two real agent processes on loopback (127.47.0.0/16) running the
@@ -97,27 +104,14 @@ beforeAll(async () => {
   });
   await t.app.ready();
   admin = await login(t.app);
-  const ok = (r: { statusCode: number; body: string }) =>
-    expect(r.statusCode, r.body).toBeLessThan(300);
-  ok(
-    await admin.edit('/api/options', {
-      ipfe: { A1: { address: A1 }, A2: { address: A2 } },
-      mateIntervalMs: 100,
-      mateTimeoutMs: 600,
-    }),
-  );
-  ok(await admin.post('/api/xsi-networks', { name: 'lab', cidr: '127.47.0.0/16' }));
-  for (const [i, address] of SERVERS.entries())
-    ok(await admin.post('/api/app-servers', { name: `mp${i + 1}`, addresses: [address] }));
-  ok(
-    await admin.post('/api/target-sets', {
-      family: 'ipv4',
-      algorithm: 'hash',
-      protocols: 'tcp',
-      primary: { address: TSA },
-      servers: SERVERS.map((address) => ({ address })),
-    }),
-  );
+  await configureMatesLab(admin, {
+    a1: A1,
+    a2: A2,
+    cidr: '127.47.0.0/16',
+    servers: SERVERS,
+    tsa: TSA,
+    protocols: 'tcp',
+  });
   startAgent('A1');
   startAgent('A2');
   await waitFor('both agents synced', synced);
