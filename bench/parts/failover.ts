@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TOKEN, benchDocument, persistFor } from '../lib/config.ts';
 import { onCleanup } from '../lib/cleanup.ts';
-import { LineDriver } from '../lib/driver.ts';
+import { startEchoServers, startFailoverClient } from '../lib/failover-hosts.ts';
 import { BenchNet, netnsAvailable } from '../lib/netns.ts';
 import { ROOT } from '../lib/results.ts';
 import { median, percentile, round, sleep, until } from '../lib/stats.ts';
@@ -112,30 +112,7 @@ export async function failoverTrials(
   );
   const net = new BenchNet(prefix, HOSTS, null, ctx.log);
   try {
-    for (const s of ['s1', 's2'] as const) {
-      net.run(s, [
-        process.execPath,
-        join(ROOT, 'packages/reporter/bin/ipfe-reporter.js'),
-        '--listen',
-        `${HOSTS[s]}:9675`,
-        '--mps-capacity',
-        '1000',
-        '--connection-capacity',
-        '1000',
-        '--interval-ms',
-        '200',
-        ...(path.serverFlags ?? []),
-      ]);
-      // On every address: a path whose servers hold the TSA is connected to on the TSA.
-      net.run(s, [
-        process.execPath,
-        '--import',
-        'tsx',
-        join(ROOT, 'bench/drivers/name-echo.ts'),
-        '0.0.0.0',
-        String(PORT),
-      ]);
-    }
+    startEchoServers(net, { s1: HOSTS.s1, s2: HOSTS.s2 }, PORT, path.serverFlags);
     const document = benchDocument(1, {
       ipfe: { A1: HOSTS.a1, A2: HOSTS.a2 },
       options: { mateIntervalMs: 50, mateTimeoutMs: 150, connectTimeoutS: 2 },
@@ -168,26 +145,11 @@ export async function failoverTrials(
       persistFor(join(dir, slot), document);
       startAgent(slot);
     }
-    const mac = (host: string) => net.sh(host, ['cat', '/sys/class/net/eth0/address']).trim();
-    const client = new LineDriver(
-      net.run('client', [
-        process.execPath,
-        '--import',
-        'tsx',
-        join(ROOT, 'bench/drivers/failover-client.ts'),
-      ]),
-    );
-    await client.ready();
-    await client.ask({
-      op: 'nodes',
-      nodes: {
-        tsa: TSA,
-        port: PORT,
-        ipfe: {
-          a1: { address: HOSTS.a1, mac: mac('a1') },
-          a2: { address: HOSTS.a2, mac: mac('a2') },
-        },
-      },
+    const client = await startFailoverClient(net, {
+      tsa: TSA,
+      port: PORT,
+      a1: HOSTS.a1,
+      a2: HOSTS.a2,
     });
 
     const results: (Trial & { heldVia: Record<string, number> })[] = [];

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { addSecondNetwork, setBridgePort } from '../../apps/agent/test/sctp/sctp-peer.ts';
 import { BENCH_TOKEN, benchDocument, persistFor } from '../lib/config.ts';
 import { onCleanup } from '../lib/cleanup.ts';
-import { LineDriver } from '../lib/driver.ts';
+import { startEchoServers, startFailoverClient } from '../lib/failover-hosts.ts';
 import { BenchNet, netnsAvailable } from '../lib/netns.ts';
 import { ROOT } from '../lib/results.ts';
 import { median, percentile, round, sleep, until } from '../lib/stats.ts';
@@ -127,29 +127,7 @@ async function linkTrials(
   const net = new BenchNet(prefix, HOSTS, null, ctx.log);
   try {
     addSecondNetwork(net.topology, MATES);
-    for (const s of ['s1', 's2'] as const) {
-      net.run(s, [
-        process.execPath,
-        join(ROOT, 'packages/reporter/bin/ipfe-reporter.js'),
-        '--listen',
-        `${HOSTS[s]}:9675`,
-        '--mps-capacity',
-        '1000',
-        '--connection-capacity',
-        '1000',
-        '--interval-ms',
-        '200',
-        ...path.serverFlags,
-      ]);
-      net.run(s, [
-        process.execPath,
-        '--import',
-        'tsx',
-        join(ROOT, 'bench/drivers/name-echo.ts'),
-        '0.0.0.0',
-        String(PORT),
-      ]);
-    }
+    startEchoServers(net, { s1: HOSTS.s1, s2: HOSTS.s2 }, PORT, path.serverFlags);
     const document = benchDocument(1, {
       ipfe: { A1: MATES.a1, A2: MATES.a2 },
       options: { mateIntervalMs: 50, mateTimeoutMs: 150, connectTimeoutS: 2 },
@@ -182,26 +160,11 @@ async function linkTrials(
         ),
       );
     }
-    const mac = (host: string) => net.sh(host, ['cat', '/sys/class/net/eth0/address']).trim();
-    const client = new LineDriver(
-      net.run('client', [
-        process.execPath,
-        '--import',
-        'tsx',
-        join(ROOT, 'bench/drivers/failover-client.ts'),
-      ]),
-    );
-    await client.ready();
-    await client.ask({
-      op: 'nodes',
-      nodes: {
-        tsa: TSA,
-        port: PORT,
-        ipfe: {
-          a1: { address: HOSTS.a1, mac: mac('a1') },
-          a2: { address: HOSTS.a2, mac: mac('a2') },
-        },
-      },
+    const client = await startFailoverClient(net, {
+      tsa: TSA,
+      port: PORT,
+      a1: HOSTS.a1,
+      a2: HOSTS.a2,
     });
     const holds = (host: 'a1' | 'a2') =>
       net.exec(host, ['ip', '-4', 'addr', 'show', 'dev', 'eth0']).stdout.includes(`${TSA}/`);
