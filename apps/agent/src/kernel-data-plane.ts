@@ -9,6 +9,8 @@ import type { ExitGuard } from './exit-guard.ts';
 import {
   conntrackFlows,
   forwardedKeys,
+  OPENED_SETS,
+  openedOf,
   pairsRemoved,
   renderKernelScript,
   serversByAddress,
@@ -19,7 +21,6 @@ import { MEASURED_SETS, measuredOf } from './nft-measurements.ts';
 import type { Measured } from './data-plane.ts';
 
 const REFRESH_EVERY_MS = 500;
-/** Listing conntrack costs in proportion to its entries (TIME_WAIT ones too, two minutes of them at a high connection rate). */
 /**
  * How often conntrack is listed (costly: a flood leaves thousands of entries), and, apart from
  * it, the nft counters (cheap), which the rate limit's alarms need every second whatever
@@ -27,6 +28,7 @@ const REFRESH_EVERY_MS = 500;
  */
 const COUNT_READS = { everyMs: 1000, shareOfCore: 0.02 };
 const COUNTER_READS = { everyMs: 1000, shareOfCore: 0.05 };
+const COUNTED_SETS = [...Object.values(OPENED_SETS), ...MEASURED_SETS];
 
 export interface KernelDeps {
   slot: string;
@@ -63,7 +65,7 @@ export class KernelDataPlane implements DataPlane {
   readonly #path: NftPath;
   #states = new Map<string, string>();
   #connections = 0;
-  /** Open flows per "TSA|server", from conntrack; and flows seen so far, for `opened`. */
+  /** Open flows per TSA and server, from conntrack; new connections, from nftables. */
   #flows = new ByServer<Set<string>>();
   #opened = new ByServer<number>();
   #nextCount = 0;
@@ -113,7 +115,7 @@ export class KernelDataPlane implements DataPlane {
     }
     if (now >= this.#nextCounterRead) {
       await this.#readCounters();
-      await this.#readMeasurements(plan);
+      await this.#readCountedSets(plan);
       this.#nextCounterRead = nextReadAt(now, this.deps.now(), COUNTER_READS);
     }
     const countFrom = this.deps.now();
@@ -134,7 +136,7 @@ export class KernelDataPlane implements DataPlane {
     return new Set(this.#path.wanted.map((l) => l.tsa));
   }
 
-  /** Open connections per TSA and server, read from conntrack (the kernel path's counters). */
+  /** Open connections per TSA and server, read from conntrack. */
   async #countFlows(plan: ForwardingPlan) {
     const next = new ByServer<Set<string>>();
     let total = 0;
@@ -147,8 +149,6 @@ export class KernelDataPlane implements DataPlane {
         if (!set) next.set(tsa, server, (set = new Set()));
         set.add(flow);
         total++;
-        if (!this.#flows.get(tsa, server)?.has(flow))
-          this.#opened.set(tsa, server, (this.#opened.get(tsa, server) ?? 0) + 1);
       }
     }
     this.#flows = next;
@@ -193,15 +193,23 @@ export class KernelDataPlane implements DataPlane {
     this.#tsaPackets = tsaPackets;
   }
 
-  /** The measurements' counted sets (nft-measurements.ts), by the plan being served. */
-  async #readMeasurements(plan: ForwardingPlan) {
+  /**
+   * The counted sets, by the plan being served: new connections per server, and the
+   * measurements (nft-measurements.ts).
+   */
+  async #readCountedSets(plan: ForwardingPlan) {
     if (!this.#path.nft.programmed) return;
-    const listed = await listSets('inet', this.#path.table, MEASURED_SETS);
+    const listed = await listSets('inet', this.#path.table, COUNTED_SETS);
+    if (!listed) return;
+    this.#opened = openedOf(plan, listed);
     // Sets of a family the plan does not have are not there: what is listed is what is counted.
-    if (listed) this.#measured = measuredOf(plan, listed, (s) => s.address);
+    this.#measured = measuredOf(plan, listed, (s) => s.address);
   }
 
-  /** Connections in conntrack, per "TSA|server"; refusals per Target Set since the start. */
+  /**
+   * Connections in conntrack, per TSA and server, and new ones since the table was made;
+   * refusals per Target Set since the start.
+   */
   counts(): DataPathCounts {
     const servers = this.#opened.map((opened, tsa, server) => ({
       active: this.#flows.get(tsa, server)?.size ?? 0,

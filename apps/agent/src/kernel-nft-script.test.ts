@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   conntrackFlows,
   forwardedKeys,
+  openedOf,
   pairsRemoved,
   renderKernelScript,
   serversByAddress,
@@ -49,6 +50,28 @@ describe('the kernel path’s nft script', () => {
       ],
     },
     {
+      case: 'counts each server’s new connections by TSA and where DNAT sent them, before the SNAT that ends the chain',
+      p: plan([tsa('192.0.2.1'), tsa('2001:db8::1', { servers: [server('2001:db8:1::1')] })]),
+      part: 'from_servers',
+      expected: [
+        'add chain inet ipfe_a1 from_servers { type nat hook postrouting priority srcnat; policy accept; }',
+        'flush chain inet ipfe_a1 from_servers',
+        'add rule inet ipfe_a1 from_servers ct status dnat ct original ip daddr . ip daddr @opened4',
+        'add rule inet ipfe_a1 from_servers ct status dnat ct original ip6 daddr . ip6 daddr @opened6',
+        'add rule inet ipfe_a1 from_servers ct status dnat ct original ip daddr 192.0.2.1 snat ip to 192.0.2.1',
+        'add rule inet ipfe_a1 from_servers ct status dnat ct original ip6 daddr 2001:db8::1 snat ip6 to 2001:db8::1',
+      ],
+    },
+    {
+      case: 'declares a counted (TSA, server) element for every server of a TSA, once',
+      p: plan([tsa('192.0.2.1', { ports: [80] }), tsa('192.0.2.1', { targetSet: 2, ports: [81] })]),
+      part: 'opened4 {',
+      expected: [
+        'add set inet ipfe_a1 opened4 { type ipv4_addr . ipv4_addr; counter; }',
+        'add element inet ipfe_a1 opened4 { 192.0.2.1 . 10.1.0.1, 192.0.2.1 . 10.1.0.2 }',
+      ],
+    },
+    {
       case: 'renders nothing for an SCTP-only TSA (the path forwards TCP)',
       p: plan([tsa('192.0.2.1', { protocols: ['sctp'] })]),
       part: 'daddr 192.0.2.1',
@@ -56,6 +79,37 @@ describe('the kernel path’s nft script', () => {
     },
   ])('$case', ({ p, part, expected }) => {
     expect(render(p).filter((l) => l.includes(part))).toEqual(expected);
+  });
+
+  it('reads each planned server’s new connections from the counted sets, 0 before any', () => {
+    const p = plan([
+      tsa('192.0.2.1', { servers: [server('10.1.0.1', { server: 's1' }), server('10.1.0.2')] }),
+      tsa('2001:db8::1', { servers: [server('2001:db8:1::1')] }),
+      tsa('192.0.2.9', { protocols: ['sctp'] }),
+    ]);
+    const listed = new Map([
+      [
+        'opened4',
+        [
+          { val: { concat: ['192.0.2.1', '10.1.0.1'] }, counter: { packets: 7, bytes: 420 } },
+          { val: { concat: ['192.0.2.7', '10.1.0.1'] }, counter: { packets: 3, bytes: 180 } },
+        ],
+      ],
+      [
+        'opened6',
+        [
+          {
+            val: { concat: ['2001:db8:0::1', '2001:db8:1::1'] },
+            counter: { packets: 2, bytes: 160 },
+          },
+        ],
+      ],
+    ]);
+    expect([...openedOf(p, listed).entries()]).toEqual([
+      ['192.0.2.1', 's1', 7],
+      ['192.0.2.1', '10.1.0.2', 0],
+      ['2001:db8::1', '2001:db8:1::1', 2],
+    ]);
   });
 
   it.each([

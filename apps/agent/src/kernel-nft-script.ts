@@ -1,5 +1,8 @@
 import net from 'node:net';
 import type { ForwardingPlan, PlannedTsa } from '@ipfe/engine';
+import { ByServer } from './by-server.ts';
+import { keyOf } from './direct-reads.ts';
+import type { NftSetElement } from './nft.ts';
 import { bucketElements, bucketValues, nftId } from './nft.ts';
 import { forwardedPortsOf, limitDeclaration, limitName, rejectStatement } from './nft-policies.ts';
 import { kernelMeasurements } from './nft-measurements.ts';
@@ -43,6 +46,7 @@ export function renderKernelScript(plan: ForwardingPlan, options: KernelScriptOp
   const served = plan.tsas.filter((p) => p.protocols.includes('tcp'));
   lines.push(...throttleLines(t, served, plan.packetRateLimitPps));
   for (const p of served) lines.push(...rulesOf(t, p, reject, options.hashSeed));
+  lines.push(...openedLines(t, served));
   // Replies come back through the TSA itself, which moves with its connections on a failover.
   for (const tsa of new Set(served.map((p) => p.tsa))) {
     const ipx = net.isIPv6(tsa) ? 'ip6' : 'ip';
@@ -83,6 +87,48 @@ function throttleLines(t: string, served: readonly PlannedTsa[], pps: number): s
     }
   }
   return lines;
+}
+
+/**
+ * The sets counting each server's new connections (`opened`, which Out of Balance weighs), by TSA
+ * and the address DNAT sent them to. Counted in the source NAT chain, which sees only a
+ * connection's first packet: a connection opened and closed between two conntrack listings
+ * (which skip TIME_WAIT and CLOSE entries) is counted all the same. Before the SNAT rules, which
+ * end the chain. Never flushed: an element added again keeps its counter.
+ */
+export const OPENED_SETS = { 4: 'opened4', 6: 'opened6' } as const;
+
+function openedLines(t: string, served: readonly PlannedTsa[]): string[] {
+  const lines: string[] = [];
+  for (const family of [4, 6] as const) {
+    const ofFamily = served.filter((p) => p.family === family);
+    if (ofFamily.length === 0) continue;
+    const set = OPENED_SETS[family];
+    const [ipx, type] = family === 6 ? ['ip6', 'ipv6_addr'] : ['ip', 'ipv4_addr'];
+    const pairs = new Set(ofFamily.flatMap((p) => p.servers.map((s) => `${p.tsa} . ${s.address}`)));
+    lines.push(`add set ${t} ${set} { type ${type} . ${type}; counter; }`);
+    if (pairs.size > 0) lines.push(`add element ${t} ${set} { ${[...pairs].join(', ')} }`);
+    lines.push(
+      `add rule ${t} from_servers ct status dnat ct original ${ipx} daddr . ${ipx} daddr @${set}`,
+    );
+  }
+  return lines;
+}
+
+/** New connections per planned server, from the listed `OPENED_SETS`: 0 for one not counted yet. */
+export function openedOf(
+  plan: ForwardingPlan,
+  listed: ReadonlyMap<string, NftSetElement[]>,
+): ByServer<number> {
+  const counted = new Map<string, number>();
+  for (const set of Object.values(OPENED_SETS))
+    for (const e of listed.get(set) ?? [])
+      if (e.counter) counted.set(keyOf(e.val), e.counter.packets);
+  const opened = new ByServer<number>();
+  for (const p of plan.tsas.filter((p) => p.protocols.includes('tcp')))
+    for (const s of p.servers)
+      opened.set(p.tsa, s.server, counted.get(keyOf({ concat: [p.tsa, s.address] })) ?? 0);
+  return opened;
 }
 
 function rulesOf(t: string, p: PlannedTsa, reject: string, hashSeed: number): string[] {
