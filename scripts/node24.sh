@@ -50,10 +50,16 @@ node -e "
 
 # Every test file under packages/ and apps/api/, as absolute filters (vitest runs those of them
 # its projects include), except hold-tsa.test.ts: it builds network namespaces as root, and that
-# part of CI stays on Node 20.
+# part of CI stays on Node 20. The API suite runs on SQLite (the native addon is what Node 24
+# changes most); on PostgreSQL only the files of the store itself (its driver, schema, migration
+# and the OAMs' leadership over it) — the Node 20 pass runs the whole API suite on both stores
+# (decision 014).
 mapfile -t files < <(find "$root/packages" "$root/apps/api" -name node_modules -prune -o \
   -name '*.test.*' ! -name hold-tsa.test.ts -print | sort)
+postgres_files=("$root"/apps/api/test/{store,migrate-store,cluster}.test.ts)
 status=0
-node node_modules/vitest/vitest.mjs run "${files[@]}" "$@" || status=$?
+IPFE_TEST_STORE=sqlite node node_modules/vitest/vitest.mjs run "${files[@]}" "$@" || status=$?
+node node_modules/vitest/vitest.mjs run --project api-postgres --passWithNoTests \
+  "${postgres_files[@]}" "$@" || status=$?
 echo "node24: Node $(node -v) pass finished in $((SECONDS - started)) s (exit $status)"
 exit $status
