@@ -1,13 +1,17 @@
 /**
  * Packets counted where they arrive, apart from the IPFE: a table of the test's own (`ip
- * <table>`, hooked before anything else) whose rules each count what they match, named by their
- * comment. What the flood's test and benchmark read at the servers and at the client.
+ * <table>`, or `ip6` for IPv6 packets, hooked before anything else) whose rules each count what
+ * they match, named by their comment. What the flood's test and benchmark read at the servers and
+ * at the client.
  */
 
 /** Anything that runs a command in one of its hosts' namespaces (Topology, the bench's net). */
 interface Hosts {
   exec(host: string, command: string[]): { status: number | null; stdout: string; stderr: string };
 }
+
+/** The table's family: `ip` counts IPv4 packets, `ip6` IPv6 ones. */
+export type CountedFamily = 'ip' | 'ip6';
 
 /** Adds the table on `host`: one counting rule per name, matching what `matches` says. */
 export function countArrivals(
@@ -16,12 +20,13 @@ export function countArrivals(
   table: string,
   hook: 'prerouting' | 'input',
   matches: Record<string, string>,
+  family: CountedFamily = 'ip',
 ): void {
   const script = [
-    `add table ip ${table}`,
-    `add chain ip ${table} in { type filter hook ${hook} priority -300; }`,
+    `add table ${family} ${table}`,
+    `add chain ${family} ${table} in { type filter hook ${hook} priority -300; }`,
     ...Object.entries(matches).map(
-      ([name, match]) => `add rule ip ${table} in ${match} counter comment "${name}"`,
+      ([name, match]) => `add rule ${family} ${table} in ${match} counter comment "${name}"`,
     ),
   ].join('; ');
   const result = hosts.exec(host, ['nft', script]);
@@ -29,8 +34,13 @@ export function countArrivals(
 }
 
 /** What each rule of the table on `host` has counted, by its name. */
-export function arrivals(hosts: Hosts, host: string, table: string): Record<string, number> {
-  const listing = hosts.exec(host, ['nft', '-j', 'list', 'table', 'ip', table]).stdout;
+export function arrivals(
+  hosts: Hosts,
+  host: string,
+  table: string,
+  family: CountedFamily = 'ip',
+): Record<string, number> {
+  const listing = hosts.exec(host, ['nft', '-j', 'list', 'table', family, table]).stdout;
   const counts: Record<string, number> = {};
   for (const { rule } of (
     JSON.parse(listing) as { nftables: { rule?: { comment?: string; expr: unknown[] } }[] }
