@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
@@ -15,6 +15,8 @@ const run = promisify(execFile);
 export class AddressHolder {
   #held = new Set<string>();
   #failed = new Map<string, string>();
+  /** The gratuitous ARPs still being sent, by address: stopped when the address goes. */
+  #announcing = new Map<string, ChildProcess>();
 
   constructor(
     private readonly device: string,
@@ -78,6 +80,8 @@ export class AddressHolder {
   }
 
   async #release(address: string) {
+    // Its second ARP, a second after the first, would move the neighbours back to this node.
+    this.#stopAnnouncing(address);
     const [file, ...args] = this.#command('del', address);
     await run(file!, args).catch(() => undefined);
     this.#held.delete(address);
@@ -87,9 +91,22 @@ export class AddressHolder {
 
   /** Unsolicited ARP: neighbours that knew the address at the mate's MAC update at once. */
   #arping(address: string) {
-    run('arping', ['-U', '-c', '2', '-w', '2', '-I', this.device, address]).catch((err: Error) =>
-      this.log.warn({ tsa: address, err: err.message }, 'gratuitous ARP failed'),
+    this.#stopAnnouncing(address);
+    const child = execFile(
+      'arping',
+      ['-U', '-c', '2', '-w', '2', '-I', this.device, address],
+      (err) => {
+        if (this.#announcing.get(address) === child) this.#announcing.delete(address);
+        if (err && !child.killed)
+          this.log.warn({ tsa: address, err: err.message }, 'gratuitous ARP failed');
+      },
     );
+    this.#announcing.set(address, child);
+  }
+
+  #stopAnnouncing(address: string) {
+    this.#announcing.get(address)?.kill();
+    this.#announcing.delete(address);
   }
 
   #command(verb: 'replace' | 'del', address: string): string[] {

@@ -1,8 +1,8 @@
 /**
  * Packets counted where they arrive, apart from the IPFE: a table of the test's own (`ip
- * <table>`, or `ip6` for IPv6 packets, hooked before anything else) whose rules each count what
- * they match, named by their comment. What the flood's test and benchmark read at the servers and
- * at the client.
+ * <table>`, or `ip6` for IPv6 packets, `arp` for ARP, hooked before anything else) whose rules
+ * each count what they match, named by their comment. What the flood's test and benchmark read at
+ * the servers and at the client, and the address holder's test at a neighbour.
  */
 
 /** Anything that runs a command in one of its hosts' namespaces (Topology, the bench's net). */
@@ -10,8 +10,8 @@ interface Hosts {
   exec(host: string, command: string[]): { status: number | null; stdout: string; stderr: string };
 }
 
-/** The table's family: `ip` counts IPv4 packets, `ip6` IPv6 ones. */
-export type CountedFamily = 'ip' | 'ip6';
+/** The table's family: `ip` counts IPv4 packets, `ip6` IPv6 ones, `arp` ARP (hook `input`). */
+export type CountedFamily = 'ip' | 'ip6' | 'arp';
 
 /** Adds the table on `host`: one counting rule per name, matching what `matches` says. */
 export function countArrivals(
