@@ -42,7 +42,8 @@ export class AddressHolder {
         // The kernel advertises an IPv6 address when it is added: added again, it is announced.
         const [file, ...args] = this.#command('del', address);
         run(file!, args)
-          .then(() => this.#add(address))
+          // Not if it was let go meanwhile: that would hold an address the mate now holds.
+          .then(() => (this.#held.has(address) ? this.#add(address) : undefined))
           .catch(() => undefined);
       } else this.#arping(address);
     }
@@ -82,9 +83,9 @@ export class AddressHolder {
   async #release(address: string) {
     // Its second ARP, a second after the first, would move the neighbours back to this node.
     this.#stopAnnouncing(address);
+    this.#held.delete(address);
     const [file, ...args] = this.#command('del', address);
     await run(file!, args).catch(() => undefined);
-    this.#held.delete(address);
     this.guard?.set(`1 address ${address}`, null);
     this.log.info({ tsa: address, device: this.device }, 'TSA address removed');
   }
