@@ -135,6 +135,8 @@ async function handle(command: Record<string, unknown>): Promise<unknown> {
       const mate = String(command.mate);
       const everyMs = Number(command.everyMs ?? 5);
       const limitMs = Number(command.limitMs ?? 10_000);
+      // Which IPFE the client's ARP entry for the TSA names as the trial starts.
+      const arpBefore = via('');
       const t0 = now();
       if (Array.isArray(command.cut)) {
         const [file, ...args] = command.cut as string[];
@@ -165,6 +167,7 @@ async function handle(command: Record<string, unknown>): Promise<unknown> {
       const twice = async (s: net.Socket) => (await alive(s, 1000)) && alive(s, 1000);
       const [answers] = await Promise.all([Promise.all(held.map(twice)), Promise.all(inFlight)]);
       return {
+        arpBefore,
         failoverMs,
         probes,
         failed,

@@ -64,7 +64,7 @@ const PATHS: LinkPath[] = [
 ];
 
 const METHOD =
-  'per path, in a topology of its own: client, A1, A2, s1, s2 and the next hop gw on one bridge (eth0, the TSA-facing link), A1 and A2 also on a second bridge of their own (eth1: beacons every 50 ms, mate timeout 150 ms, conntrackd or flow records); each agent probes gw every 100 ms (down after 3 misses) and reads its carrier every 50 ms. Per trial: A1 alone holds and forwards the TSA (the client’s ARP entry for it renewed); the client opens 10 connections through it and holds them; 1 s later the client sets A1’s port on the bridge down (A1’s eth0 loses its carrier), then opens a new connection every 5 ms (1 s timeout each) until one is forwarded by A2 (by the client’s ARP entry for the TSA); then each held connection sends a token and must get its echo within 1 s, twice. The port is set up again; once A1 alone holds the TSA again (after the 2 s hold-off) and forwards a new connection, each held connection is asked twice again (returnSurvivedPct). linkFailoverMs is the time from the cut (before the `ip link` command runs) to that first connection through A2; p99 is the nearest rank (of 20 trials per path: the slowest).';
+  'per path, in a topology of its own: client, A1, A2, s1, s2 and the next hop gw on one bridge (eth0, the TSA-facing link), A1 and A2 also on a second bridge of their own (eth1: beacons every 50 ms, mate timeout 150 ms, conntrackd or flow records); each agent probes gw every 100 ms (down after 3 misses) and reads its carrier every 50 ms. Per trial: A1 alone holds and forwards the TSA (the client’s ARP entry for it renewed); the client opens 10 connections through it and holds them (a trial where not all go through A1 is not run: counted in trialsAbortedBeforeTheCut, and tried again); 1 s later the client sets A1’s port on the bridge down (A1’s eth0 loses its carrier), then opens a new connection every 5 ms (1 s timeout each) until one is forwarded by A2 (by the client’s ARP entry for the TSA); then each held connection sends a token and must get its echo within 1 s, twice. The port is set up again; once A1 alone holds the TSA again (after the 2 s hold-off) and forwards a new connection, each held connection is asked twice again (returnSurvivedPct). linkFailoverMs is the time from the cut (before the `ip link` command runs) to that first connection through A2; p99 is the nearest rank (of 20 trials per path: the slowest).';
 
 export async function runLinkFailover(ctx: PartContext): Promise<Record<string, unknown>> {
   if (!netnsAvailable)
@@ -103,6 +103,10 @@ export async function runLinkFailover(ctx: PartContext): Promise<Record<string, 
 }
 
 interface Trial {
+  /** The IPFE the client's ARP entry for the TSA named just before the cut. */
+  arpBefore: string;
+  /** Through which IPFE the held connections went, by the client's ARP entry when each opened. */
+  heldVia: Record<string, number>;
   failoverMs: number | null;
   held: number;
   survived: number;
@@ -189,10 +193,21 @@ async function linkTrials(
         continue;
       }
       await sleep(300);
-      await client.ask({ op: 'hold', n: HELD });
+      const heldVia = await client.ask<Record<string, number>>({ op: 'hold', n: HELD });
+      if (heldVia.a1 !== HELD) {
+        // The client's ARP entry moved to A2 after it connected through A1 (the mates' start-up,
+        // when both may serve for a moment): cutting A1's link would measure nothing.
+        aborted++;
+        ctx.log(
+          `link failover ${path.name} trial ${t + 1}: held connections went ${JSON.stringify(heldVia)}, not all through A1`,
+        );
+        await client.ask({ op: 'drop' });
+        t--;
+        continue;
+      }
       await sleep(HELD_AGE_MS);
       const mateKnew = path.name === 'kernel' ? externalCache(net, join(dir, 'a2')) : null;
-      const trial = await client.ask<Omit<Trial, 'returnSurvived' | 'mateKnew'>>(
+      const trial = await client.ask<Omit<Trial, 'returnSurvived' | 'mateKnew' | 'heldVia'>>(
         { op: 'trial', cut, mate: 'a2', everyMs: 5, limitMs: 10_000 },
         30_000,
       );
@@ -201,11 +216,11 @@ async function linkTrials(
       const returned = back
         ? (await client.ask<{ alive: number }>({ op: 'heldAlive' }, 10_000)).alive
         : null;
-      results.push({ ...trial, returnSurvived: returned, mateKnew });
+      results.push({ ...trial, heldVia, returnSurvived: returned, mateKnew });
       ctx.log(
         `link failover ${path.name} trial ${t + 1}/${trials}: ${trial.failoverMs === null ? 'no connection through A2 within 10 s' : `${round(trial.failoverMs, 1)} ms`}, ` +
           `${trial.survived}/${trial.held} held connections survived; after A1 took the TSA back ${returned ?? 'not back within 30 s'}; ` +
-          `${trial.failed} of ${trial.probes} probes failed` +
+          `${trial.failed} of ${trial.probes} probes failed; held via ${JSON.stringify(heldVia)}, ARP at the cut: ${trial.arpBefore}` +
           (mateKnew === null ? '' : `; A2's conntrackd knew ${mateKnew} connections at the cut`),
       );
       await client.ask({ op: 'drop' });
