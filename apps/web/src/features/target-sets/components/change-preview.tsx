@@ -1,5 +1,6 @@
 import { WEIGHT } from '@ipfe/schema';
-import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { useAfterPaint } from '@/lib/after-paint';
 import type * as PreviewModel from './change-preview-model';
 import type { PreviewServer } from './change-preview-model';
 
@@ -68,9 +69,12 @@ function validList(rows: [string, unknown][]): PreviewServer[] | null {
  * port) that the new Maglev table sends to another server than the saved one does.
  */
 export function ChangePreview({ saved, algorithm, servers, names }: ChangePreviewProps) {
-  const deferred = useDeferredValue(servers);
-  // The form hands a new array on every render: the list's content decides when to recompute.
-  const key = JSON.stringify(deferred.map((r) => [r.address ?? '', r.weight ?? null]));
+  // The form hands a new array on every render: the list's content decides when to recompute,
+  // after the keystroke that changed it is painted (a row added or removed counts at once).
+  const key = useAfterPaint(
+    JSON.stringify(servers.map((r) => [r.address ?? '', r.weight ?? null])),
+    servers.length,
+  );
   const edited = useMemo(() => validList(JSON.parse(key) as [string, unknown][]), [key]);
   const { model: engine, failed } = usePreviewModel();
   const preview = useMemo(() => {

@@ -7,17 +7,7 @@ import {
   WEIGHT,
   type AppServer,
 } from '@ipfe/schema';
-import {
-  createContext,
-  memo,
-  use,
-  useCallback,
-  useDeferredValue,
-  useEffect,
-  useId,
-  useMemo,
-  useRef,
-} from 'react';
+import { createContext, memo, use, useCallback, useEffect, useId, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import {
   useFieldArray,
@@ -30,6 +20,7 @@ import {
 } from 'react-hook-form';
 import { Button } from '@/components/ui/button';
 import { FieldMessage } from '@/components/ui/form';
+import { useAfterPaint } from '@/lib/after-paint';
 import {
   addressesOfFamily,
   newServerRow,
@@ -46,7 +37,7 @@ const formatRange = (range: { start: number; end: number } | undefined) =>
 const weightOf = (w: unknown) => (typeof w === 'number' && Number.isFinite(w) && w > 0 ? w : 0);
 
 /**
- * Every row's chance of selection (%), one render behind the typing: a keystroke in one row
+ * Every row's chance of selection (%), one frame behind the typing: a keystroke in one row
  * paints its digit first, then every row's chance and the chart follow.
  */
 const Chances = createContext<{ total: number; pcts: number[] }>({ total: 0, pcts: [] });
@@ -95,7 +86,7 @@ export function IpList({
   // `rows` is changed in place: its addresses, spelled out, tell when a row's address changes.
   const rowAddresses = rows.map((r) => r.address).join(' ');
   const chosen = useMemo(() => new Set(rowAddresses.split(' ').filter(Boolean)), [rowAddresses]);
-  const weights = useDeferredValue(rows.map((r) => weightOf(r.weight)).join(' '));
+  const weights = useAfterPaint(rows.map((r) => weightOf(r.weight)).join(' '), rows.length);
   const chances = useMemo(() => {
     const list = weights === '' ? [] : weights.split(' ').map(Number);
     const total = list.reduce((sum, w) => sum + w, 0);

@@ -262,7 +262,10 @@ describe('TargetSetForm (Insert)', () => {
     const weight = screen.getByLabelText('Weighting, row 2');
     await user.clear(weight);
     await user.type(weight, '300');
-    expect(screen.getByLabelText('Chance of selection, row 1')).toHaveTextContent('25.0 %');
+    // The chances follow the typed weight in the frame after its paint.
+    await waitFor(() =>
+      expect(screen.getByLabelText('Chance of selection, row 1')).toHaveTextContent('25.0 %'),
+    );
     expect(screen.getByLabelText('Chance of selection, row 2')).toHaveTextContent('75.0 %');
     const chart = screen.getByRole('img', { name: /Share of new connections per server/ });
     expect(chart).toHaveAccessibleName(
@@ -292,7 +295,9 @@ describe('TargetSetForm (Insert)', () => {
     await waitFor(() =>
       expect(screen.queryByText(/Weighting must be a whole number/)).not.toBeInTheDocument(),
     );
-    expect(screen.getByLabelText('Chance of selection, row 1')).toHaveTextContent('25.0 %');
+    await waitFor(() =>
+      expect(screen.getByLabelText('Chance of selection, row 1')).toHaveTextContent('25.0 %'),
+    );
     expect(screen.getByLabelText('Chance of selection, row 2')).toHaveTextContent('50.0 %');
     expect(screen.getByLabelText('Chance of selection, row 3')).toHaveTextContent('25.0 %');
     await user.click(screen.getByRole('button', { name: 'Remove row 1 (192.168.10.13)' }));
