@@ -64,5 +64,21 @@ export function a1Measurements(
     });
   }
 
-  return { fromA1, measurementsOf, targetSet, sentToServers, metric, settled };
+  /**
+   * Waits until /metrics says what the status says (`series` and `status` read anew each time):
+   * the last packets of a test's traffic (a connection's closing, an association's shutdown) may
+   * be counted between two reads, so one read of each need not agree.
+   */
+  function agreeing(what: string, series: () => number, status: () => number) {
+    let last = '';
+    return until(`${what} alike in /metrics and the status`, () => {
+      const [inMetrics, inStatus] = [series(), status()];
+      last = `/metrics ${inMetrics}, status ${inStatus}`;
+      return inMetrics === inStatus ? true : null;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message} (${last})`);
+    });
+  }
+
+  return { fromA1, measurementsOf, targetSet, sentToServers, metric, settled, agreeing };
 }

@@ -661,7 +661,8 @@ describe('TargetSetForm: a refused save', () => {
     await user.click(screen.getByRole('button', { name: 'OK' }));
     const number = await screen.findByLabelText(/TS Number/);
     expect(number).toHaveAccessibleDescription(/Target Set 2 already exists/);
-    expect(number).toHaveFocus();
+    // The focus moves once the save has ended, which may be a render after the message shows.
+    await waitFor(() => expect(number).toHaveFocus());
   });
 
   it('moves focus there from the field Enter was pressed in, too', async () => {
