@@ -108,6 +108,15 @@ export class KernelDataPlane implements DataPlane {
   async #render(plan: ForwardingPlan): Promise<void> {
     const now = this.deps.now();
     this.#path.want(listenersOf(plan, 'tcp'));
+    // The rules first: once a server's or a pair's connections are deleted, nothing new may still
+    // be sent there by the rules before them (a new connection would reach an offline server).
+    await this.#path.nft.apply(
+      renderKernelScript(plan, {
+        table: this.#path.table,
+        hashSeed: this.deps.hashSeed,
+        accounting: this.deps.accounting(),
+      }),
+    );
     await this.#deleteConnectionsTheConfigRemoved(plan);
     for (const { address, state } of serversDropped(this.#states, plan)) {
       await deleteEntries(['--reply-src', address]);
@@ -123,13 +132,6 @@ export class KernelDataPlane implements DataPlane {
       await this.#countFlows(plan);
       this.#nextCount = nextReadAt(countFrom, this.deps.now(), COUNT_READS);
     }
-    await this.#path.nft.apply(
-      renderKernelScript(plan, {
-        table: this.#path.table,
-        hashSeed: this.deps.hashSeed,
-        accounting: this.deps.accounting(),
-      }),
-    );
   }
 
   #servedTsas(): Set<string> {
