@@ -80,5 +80,34 @@ export function a1Measurements(
     });
   }
 
-  return { fromA1, measurementsOf, targetSet, sentToServers, metric, settled, agreeing };
+  /** Target Set `number`'s bytes received at `tsa` and sent on to `servers`, alike in both. */
+  async function bytesAgreeing(number: number, tsa: string, servers: readonly string[]) {
+    const targetSetLabel = String(number);
+    await agreeing(
+      'the bytes received',
+      () => metric('ipfe_tsa_rx_bytes_total', { target_set: targetSetLabel, tsa }),
+      () => targetSet(number).rxBytes!,
+    );
+    await agreeing(
+      'the bytes sent on',
+      () =>
+        servers.reduce(
+          (sum, server) =>
+            sum + metric('ipfe_server_tx_bytes_total', { target_set: targetSetLabel, server }),
+          0,
+        ),
+      () => sentToServers(targetSet(number)),
+    );
+  }
+
+  return {
+    fromA1,
+    measurementsOf,
+    targetSet,
+    sentToServers,
+    metric,
+    settled,
+    agreeing,
+    bytesAgreeing,
+  };
 }

@@ -73,7 +73,7 @@ function config(accounting = true): Configuration {
   });
 }
 
-const { fromA1, measurementsOf, targetSet, sentToServers, metric, settled, agreeing } =
+const { fromA1, measurementsOf, targetSet, sentToServers, metric, settled, bytesAgreeing } =
   a1Measurements(topology, {
     address: hosts.a1,
     token: TOKEN,
@@ -136,18 +136,7 @@ describeLab('the kernel data path’s measurements', missing, () => {
     }
     expect(after.rxSctpBytes).toBe(0);
     expect(after.unexpectedTcp).toBe(0);
-    await agreeing(
-      'the bytes received',
-      () => metric('ipfe_tsa_rx_bytes_total', { target_set: '1', tsa: TSA }),
-      () => targetSet(1).rxBytes!,
-    );
-    await agreeing(
-      'the bytes sent on',
-      () =>
-        metric('ipfe_server_tx_bytes_total', { target_set: '1', server: hosts.s1 }) +
-        metric('ipfe_server_tx_bytes_total', { target_set: '1', server: hosts.s2 }),
-      () => sentToServers(targetSet(1)),
-    );
+    await bytesAgreeing(1, TSA, [hosts.s1, hosts.s2]);
     expect(fromA1('/metrics')).toMatch(/^ipfe_accounting\{slot="A1"\} 1$/m);
   });
 
